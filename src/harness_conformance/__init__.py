@@ -1,0 +1,50 @@
+"""harness-conformance: a small, real agent harness core and the tools to test one.
+
+Everything users import comes from here (and from the documented subpackages
+``harness_conformance.schema`` and, for Hypothesis strategies,
+``harness_conformance.strategies``).
+"""
+
+from .errors import (
+    CODES,
+    UNKNOWN_CODE,
+    AbortError,
+    CassetteError,
+    HarnessError,
+    InvariantError,
+    LlmError,
+    LlmFailure,
+    SchemaError,
+    SchemaProblem,
+    ToolArgsError,
+    ToolNotFoundError,
+    ToolOutputError,
+    error_chain,
+    error_info,
+)
+from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
+
+__all__ = [
+    "CODES",
+    "UNKNOWN_CODE",
+    "AbortError",
+    "CassetteError",
+    "HarnessError",
+    "InvariantError",
+    "LlmError",
+    "LlmFailure",
+    "SchemaError",
+    "SchemaProblem",
+    "ToolArgsError",
+    "ToolNotFoundError",
+    "ToolOutputError",
+    "error_chain",
+    "error_info",
+    "from_json_schema",
+    "parse_arguments",
+    "s",
+    "to_json_schema",
+    "validate_args",
+]
+
+__version__ = "0.1.0.dev0"

@@ -1,0 +1,76 @@
+"""The schema DSL for tool parameters, its JSON Schema compiler and importer, and the
+total argument validator.
+
+Build a spec with the ``s`` builders, the plain-dict form (`spec_from_dict`) or a
+typed signature (`spec_from_signature`); show the model `to_json_schema(spec)`;
+check what it sends with `validate_args(spec, parse_arguments(text))`.
+"""
+
+from ._build import s, spec_from_dict, spec_to_dict
+from ._from_json import from_json_schema
+from ._nodes import (
+    MAX_SPEC_DEPTH,
+    UNSET,
+    AnyOfNode,
+    ArrayNode,
+    BooleanNode,
+    Defs,
+    IntegerNode,
+    JsonNode,
+    Node,
+    NullNode,
+    NumberNode,
+    ObjectNode,
+    OneOfNode,
+    Params,
+    RefNode,
+    Spec,
+    StringNode,
+)
+from ._to_json import to_json_schema
+from ._validate import parse_arguments, validate_args
+
+__all__ = [
+    "MAX_SPEC_DEPTH",
+    "UNSET",
+    "AnyOfNode",
+    "ArrayNode",
+    "BooleanNode",
+    "Defs",
+    "IntegerNode",
+    "JsonNode",
+    "Node",
+    "NullNode",
+    "NumberNode",
+    "ObjectNode",
+    "OneOfNode",
+    "Params",
+    "RefNode",
+    "Spec",
+    "StringNode",
+    "from_json_schema",
+    "parse_arguments",
+    "s",
+    "spec_from_dict",
+    "spec_to_dict",
+    "to_json_schema",
+    "validate_args",
+]
+
+for _cls in (
+    AnyOfNode,
+    ArrayNode,
+    BooleanNode,
+    Defs,
+    IntegerNode,
+    JsonNode,
+    NullNode,
+    NumberNode,
+    ObjectNode,
+    OneOfNode,
+    Params,
+    RefNode,
+    StringNode,
+):
+    _cls.__module__ = __name__
+del _cls

@@ -1,0 +1,97 @@
+"""The shape shared by every compiled check, and the helpers they all use.
+
+A check has the signature ``check(value, parent, key, out)``: it appends messages to
+``out`` and returns ``None``, or, when the spec below it holds a reference (and so
+may recurse as deep as the value does), a generator that the driver in
+``_validate.py`` runs on an explicit stack. Paths are only built when a message needs
+one: ``parent`` is the container's path and ``key`` the property name or item index
+(``None`` for the root).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any, TypeAlias
+
+from ._lossless import PLAIN_TYPES, is_lossless
+from ._render import join_path, label
+
+__all__ = [
+    "MISSING",
+    "Check",
+    "Out",
+    "Walk",
+    "json_check",
+    "kind_of",
+    "lossless_message",
+    "path_of",
+    "shallow_lossless",
+]
+
+
+class Out(list[str]):
+    """The message list of one validation; ``active`` guards recursive refs against cycles."""
+
+    active: set[int] | None = None
+
+
+Walk: TypeAlias = Generator["Walk", None, None]
+Check: TypeAlias = Callable[[Any, str, "str | int | None", Out], "Walk | None"]
+MISSING: Any = object()
+
+
+def path_of(parent: str, key: str | int | None) -> str:
+    return parent if key is None else join_path(parent, key)
+
+
+def lossless_message(path: str, value: Any) -> str:
+    if isinstance(value, dict):
+        return f"{label(path)} must be a lossless JSON object"
+    if isinstance(value, list):
+        return f"{label(path)} must be a dense lossless JSON array"
+    return f"{label(path)} must be a lossless JSON value"
+
+
+def shallow_lossless(value: Any) -> bool:
+    """A container's own type and its direct children's types are plain JSON.
+
+    Children that are containers have checked themselves; only exact types matter here.
+    """
+    kind = type(value)
+    plain = PLAIN_TYPES
+    if kind is dict:
+        for key, item in value.items():
+            if type(key) is not str or type(item) not in plain:
+                return False
+        return True
+    if kind is list:
+        for item in value:
+            if type(item) not in plain:
+                return False
+        return True
+    return False
+
+
+def json_check(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+    """The check of a json node: any lossless JSON value."""
+    if not is_lossless(value):
+        out.append(label(path_of(parent, key)) + " must be a lossless JSON value")
+
+
+def kind_of(value: Any) -> str:
+    """The JSON type of a value, ``integer`` for whole numbers (``1.0`` included)."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "boolean"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "other"

@@ -1,0 +1,207 @@
+"""Checks of scalar nodes: the type test, then enum, const and constraints in order."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, TypeAlias
+
+from ._checks import Check, Out, path_of
+from ._lossless import canonical, is_non_finite
+from ._nodes import (
+    UNSET,
+    ArrayNode,
+    BooleanNode,
+    IntegerNode,
+    Node,
+    NullNode,
+    NumberNode,
+    ObjectNode,
+    StringNode,
+)
+from ._render import compact_json, js_number, label
+
+__all__ = ["Test", "leaf_check", "literal_tests", "plural"]
+
+Test: TypeAlias = tuple[Callable[[Any], bool], str]
+"""A failure predicate and the message suffix it earns."""
+
+_FINITE = " must be a finite JSON number"
+
+
+def plural(count: int, word: str) -> str:
+    return f"{js_number(count)} {word}{'' if count == 1 else 's'}"
+
+
+def _is_str(v: Any) -> bool:
+    return type(v) is str
+
+
+def _is_num(v: Any) -> bool:
+    return type(v) is int or type(v) is float
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int or (type(v) is float and v.is_integer())
+
+
+def _is_bool(v: Any) -> bool:
+    return type(v) is bool
+
+
+def _is_null(v: Any) -> bool:
+    return v is None
+
+
+def _string_error(v: Any) -> str | None:
+    return None if isinstance(v, str) else " must be a string"
+
+
+def _number_error(v: Any) -> str | None:
+    kind = type(v)
+    if kind is int:
+        return None
+    if kind is float or isinstance(v, float):
+        return _FINITE if is_non_finite(v) else None
+    if kind is bool or not isinstance(v, int):
+        return " must be a number"
+    return None
+
+
+def _integer_error(v: Any) -> str | None:
+    kind = type(v)
+    if kind is int:
+        return None
+    if kind is float or isinstance(v, float):
+        if is_non_finite(v):
+            return _FINITE
+        return None if v.is_integer() else " must be an integer"
+    if kind is bool or not isinstance(v, int):
+        return " must be an integer"
+    return None
+
+
+def _boolean_error(v: Any) -> str | None:
+    return None if v is True or v is False else " must be a boolean"
+
+
+def _null_error(v: Any) -> str | None:
+    return None if v is None else " must be null"
+
+
+_SCALARS: dict[type[Node], tuple[Callable[[Any], str | None], Callable[[Any], bool]]] = {
+    StringNode: (_string_error, _is_str),
+    NumberNode: (_number_error, _is_num),
+    IntegerNode: (_integer_error, _is_int),
+    BooleanNode: (_boolean_error, _is_bool),
+    NullNode: (_null_error, _is_null),
+}
+
+
+def literal_tests(node: Node, domain: Callable[[Any], bool] = _is_null) -> list[Test]:
+    """Tests for ``enum`` and ``const``; literals of another type compare as JSON does."""
+    tests: list[Test] = []
+    enum = getattr(node, "enum", None)
+    if enum is not None:
+        suffix = f" must be one of {compact_json(list(enum))}"
+        if all(domain(v) for v in enum) and not isinstance(node, (ArrayNode, ObjectNode)):
+            plain = frozenset(enum)
+            tests.append((lambda v: v not in plain, suffix))
+        else:
+            keys = frozenset(canonical(v) for v in enum)
+            tests.append((lambda v: canonical(v) not in keys, suffix))
+    const = getattr(node, "const", UNSET)
+    if const is not UNSET:
+        key = canonical(const)
+        tests.append((lambda v: canonical(v) != key, f" must be {compact_json(const)}"))
+    return tests
+
+
+def _multiple_test(step: int | float) -> Callable[[Any], bool]:
+    if isinstance(step, float):
+
+        def failed(v: Any) -> bool:
+            try:
+                quotient = v / step
+                return bool(int(quotient) != quotient)
+            except OverflowError:
+                return (Fraction(v) / Fraction(step)).denominator != 1
+
+        return failed
+    return lambda v: bool(v % step)
+
+
+def _string_tests(node: StringNode) -> list[Test]:
+    tests: list[Test] = []
+    if node.min_length is not None:
+        low = node.min_length
+        tests.append((lambda v: len(v) < low, f" must be at least {plural(low, 'character')}"))
+    if node.max_length is not None:
+        high = node.max_length
+        tests.append((lambda v: len(v) > high, f" must be at most {plural(high, 'character')}"))
+    if node.pattern is not None:
+        search = re.compile(node.pattern).search
+        shown = json.dumps(node.pattern, ensure_ascii=False)
+        tests.append((lambda v: search(v) is None, f" must match pattern {shown}"))
+    return tests
+
+
+def _bound(op: str, bound: int | float) -> Test:
+    if op == ">=":
+        return (lambda v: v < bound, f" must be >= {js_number(bound)}")
+    if op == "<=":
+        return (lambda v: v > bound, f" must be <= {js_number(bound)}")
+    if op == ">":
+        return (lambda v: v <= bound, f" must be > {js_number(bound)}")
+    return (lambda v: v >= bound, f" must be < {js_number(bound)}")
+
+
+def _number_tests(node: NumberNode | IntegerNode) -> list[Test]:
+    tests: list[Test] = []
+    for op, bound in (
+        (">=", node.minimum),
+        ("<=", node.maximum),
+        (">", node.exclusive_minimum),
+        ("<", node.exclusive_maximum),
+    ):
+        if bound is not None:
+            tests.append(_bound(op, bound))
+    if node.multiple_of is not None:
+        step = node.multiple_of
+        tests.append((_multiple_test(step), f" must be a multiple of {js_number(step)}"))
+    return tests
+
+
+def leaf_check(node: Node) -> Check | None:
+    """The check of a scalar node, or None when ``node`` is not a scalar."""
+    entry = _SCALARS.get(type(node))
+    if entry is None:
+        return None
+    type_error, domain = entry
+    tests = literal_tests(node, domain)
+    if isinstance(node, StringNode):
+        tests += _string_tests(node)
+    elif isinstance(node, (NumberNode, IntegerNode)):
+        tests += _number_tests(node)
+    frozen = tuple(tests)
+    if type_error is _string_error and not frozen:
+
+        def check_string(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+            if type(value) is not str and not isinstance(value, str):
+                out.append(label(path_of(parent, key)) + " must be a string")
+
+        return check_string
+
+    def check(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+        problem = type_error(value)
+        if problem is not None:
+            out.append(label(path_of(parent, key)) + problem)
+            return
+        for failed, suffix in frozen:
+            if failed(value):
+                out.append(label(path_of(parent, key)) + suffix)
+        return
+
+    return check

@@ -1,0 +1,76 @@
+"""``validate_args``: the total validator, and ``parse_arguments`` for model output.
+
+Message order per object: missing required keys (declaration order), declared
+properties that are present (declaration order, recursing), undeclared keys of a
+closed object (the value's key order), then the lossless-JSON check of the
+container, only when nothing else failed inside it. Scalars: type, enum, const,
+then constraints. ``validate_args`` never raises for any ``args``: a value that
+breaks a check (a hostile ``__eq__``, ``__hash__`` or ``__iter__``) is reported as
+not lossless JSON at the nearest container.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ._checks import Check, Out, lossless_message
+from ._compile import compile_check
+from ._nodes import Defs, Params, Spec
+
+__all__ = ["checker", "parse_arguments", "validate_args"]
+
+_CACHE_ATTR = "_harness_conformance_check"
+
+
+def checker(spec: Spec) -> Check:
+    """The compiled root check of a spec, compiled once and kept on the spec."""
+    check: Check | None = getattr(spec, _CACHE_ATTR, None)
+    if check is None:
+        if not isinstance(spec, (Params, Defs)) and not hasattr(spec, "kind"):
+            raise TypeError(f"validate_args needs a spec, not {type(spec).__name__}")
+        check = compile_check(spec)
+        object.__setattr__(spec, _CACHE_ATTR, check)
+    return check
+
+
+def validate_args(spec: Spec, args: Any) -> list[str]:
+    """Every way ``args`` violates ``spec``, as wire-format messages; ``[]`` when valid."""
+    check = checker(spec)
+    out = Out()
+    try:
+        walk = check(args, "", None, out)
+        if walk is not None:
+            stack = [walk]
+            while stack:
+                child = next(stack[-1], None)
+                if child is None:
+                    stack.pop()
+                else:
+                    stack.append(child)
+    except Exception:
+        out.append(lossless_message("", args if isinstance(args, (dict, list)) else None))
+    return list(out)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_arguments(text: Any) -> Any:
+    """The value of a tool call's argument text as a model sent it.
+
+    Empty or blank text (and ``None``) is ``{}``. ``NaN`` and ``Infinity`` are refused.
+    Text that does not parse is returned unchanged, so validation reports that the
+    arguments are not an object instead of raising.
+    """
+    if text is None:
+        return {}
+    if not isinstance(text, str):
+        return text
+    if not text.strip():
+        return {}
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return text
