@@ -287,7 +287,7 @@ def _from_dict(data: Any, path: str, problems: list[SchemaProblem]) -> Spec:
     if kind not in _KEYS:
         problems.append(SchemaProblem(_at(path, "type"), f"unknown type {kind!r}"))
         return JsonNode()
-    fields = _fields(data, ("type", *_LITERALS, *_KEYS[kind]), path, problems)
+    fields = _fields(data, ("type", *_literal_keys(kind), *_KEYS[kind]), path, problems)
     if kind == "array" and fields.get("items") is not None:
         fields["items"] = _node(fields["items"], _at(path, "items"), problems)
     if kind == "object":
@@ -334,6 +334,10 @@ def _combinator(
     )
 
 
+def _literal_keys(kind: str) -> tuple[str, ...]:
+    return () if kind == "json" else _LITERALS
+
+
 def spec_to_dict(spec: Spec) -> dict[str, Any]:
     """The plain-dict form of a spec; `spec_from_dict` inverts it."""
     if isinstance(spec, Defs):
@@ -358,7 +362,7 @@ def spec_to_dict(spec: Spec) -> dict[str, Any]:
     if spec.required:
         out["required"] = True
     if spec.kind in _KEYS:
-        for key in (*_LITERALS, *_KEYS[spec.kind]):
+        for key in (*_literal_keys(spec.kind), *_KEYS[spec.kind]):
             value = getattr(spec, key)
             if value is None or value is UNSET or (key == "unique_items" and value is False):
                 continue

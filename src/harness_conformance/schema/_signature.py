@@ -83,6 +83,8 @@ class Field:
     constraints go to every member they apply to.
     """
 
+    __module__ = "harness_conformance.schema"
+
     description: str | None = None
     title: str | None = None
     ge: int | float | None = None
