@@ -39,8 +39,9 @@ SPEC = s.params(
         ({"path": None}, ['"path" must be a string']),
         ({}, ['missing required property "path"']),
         ({"path": "p", "tags": ("a",)}, ['"tags" must be an array']),
-        ({"path": "p", "blob": {"x": [1, math.nan]}}, ['"blob" must be a lossless JSON value']),
-        ({"path": "p", "blob": {1: "x"}}, ['"blob" must be a lossless JSON value']),
+        ({"path": "p", "blob": {"x": [1, math.nan]}}, ['"blob" must be a lossless JSON object']),
+        ({"path": "p", "blob": {1: "x"}}, ['"blob" must be a lossless JSON object']),
+        ({"path": "p", "blob": [math.inf]}, ['"blob" must be a dense lossless JSON array']),
         ({"path": "p", "other": {1, 2}}, ['"other" must be a lossless JSON value']),
         ({"path": "p", 7: "x"}, ['"arguments" must be a lossless JSON object']),
         (
