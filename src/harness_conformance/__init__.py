@@ -23,6 +23,7 @@ from .errors import (
     error_info,
 )
 from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
+from .tools import Tool, ToolCall, ToolExecutionResult, ToolRegistry, define_tool, tool
 
 __all__ = [
     "CODES",
@@ -35,15 +36,21 @@ __all__ = [
     "LlmFailure",
     "SchemaError",
     "SchemaProblem",
+    "Tool",
     "ToolArgsError",
+    "ToolCall",
+    "ToolExecutionResult",
     "ToolNotFoundError",
     "ToolOutputError",
+    "ToolRegistry",
+    "define_tool",
     "error_chain",
     "error_info",
     "from_json_schema",
     "parse_arguments",
     "s",
     "to_json_schema",
+    "tool",
     "validate_args",
 ]
 

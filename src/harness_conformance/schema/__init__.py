@@ -27,6 +27,7 @@ from ._nodes import (
     Spec,
     StringNode,
 )
+from ._signature import Field, spec_from_signature
 from ._to_json import to_json_schema
 from ._validate import parse_arguments, validate_args
 
@@ -37,6 +38,7 @@ __all__ = [
     "ArrayNode",
     "BooleanNode",
     "Defs",
+    "Field",
     "IntegerNode",
     "JsonNode",
     "Node",
@@ -52,6 +54,7 @@ __all__ = [
     "parse_arguments",
     "s",
     "spec_from_dict",
+    "spec_from_signature",
     "spec_to_dict",
     "to_json_schema",
     "validate_args",

@@ -1,40 +1,18 @@
 """Derive a tool parameter spec from a typed function signature.
 
-Every parameter becomes a property of a `Params` map; a parameter without a default
-is ``required=True``. Annotations map as follows:
+Every parameter becomes a property of a `Params` map, ``required=True`` when it has no
+default. ``str``/``int``/``float``/``bool``/``None`` map to the JSON scalars, ``Any``
+and ``object`` to json, unions (``X | None`` included) to any_of, ``Literal`` and
+``Enum`` to enums, ``list[X]``/``Sequence[X]`` to arrays, ``dict[str, X]`` to objects
+whose extra values are X, TypedDicts and dataclasses to closed objects. ``Annotated``
+metadata adds a description (a ``str``), a `Field`, or annotated-types style
+constraints. The full table is in docs/tools.md.
 
-====================================  ===============================================
-annotation                            node
-====================================  ===============================================
-``str``, ``int``, ``float``, ``bool``  string, integer, number, boolean
-``None``                              null
-``Any``, ``object``                   json (any lossless JSON value)
-``X | None``, ``Union[X, Y]``         any_of over the members (``Any`` absorbs them)
-``Literal[...]``                      enum of the literals' type; mixed types give an
-                                      any_of with one enum per type
-``enum.Enum`` subclass                enum of the member values (all str or all int)
-``list[X]``, ``Sequence[X]``          array of X; bare ``list`` has no ``items``
-``dict[str, X]``, ``Mapping[str, X]``  object with no properties, extra values X
-``dict``                              open object
-``TypedDict``                         closed object; ``Required``/``NotRequired``
-                                      and ``total`` decide which keys are required
-dataclass                             closed object over its init fields; a field is
-                                      required when it has no default
-``Annotated[X, ...]``                 X with metadata applied: a ``str`` is the
-                                      description; a `Field`; annotated-types style
-                                      objects carrying ``ge``, ``le``, ``gt``, ``lt``,
-                                      ``multiple_of``, ``min_length``, ``max_length``
-``NewType``                           its supertype
-====================================  ===============================================
-
-Descriptions also come from a Google-style ``Args:`` section of the function's
-docstring (``Attributes:`` of a TypedDict or dataclass) when ``Annotated`` gives none.
-A default that is plain JSON (an Enum member counts as its value) is recorded as the
-node's ``default`` annotation; it is never applied. Everything else (``*args``,
-``**kwargs``, positional-only or unannotated parameters, tuples, sets, bytes,
-callables, recursive types) raises `SchemaError` listing every offending parameter.
-Problem paths are dotted: ``opts.depth`` for a field, ``tags[]`` for list items and
-``meta{}`` for the values of a ``dict[str, X]``.
+Descriptions also come from a Google-style ``Args:`` section of the docstring
+(``Attributes:`` for a TypedDict or dataclass). A plain JSON default (an Enum member
+counts as its value) becomes the ``default`` annotation; it is never applied.
+Anything else raises `SchemaError` listing every offending parameter, with paths such
+as ``opts.depth`` (a field), ``tags[]`` (list items) and ``meta{}`` (dict values).
 """
 
 from __future__ import annotations
@@ -122,6 +100,7 @@ _TARGETS: dict[str, dict[str, str]] = {
     },
 }
 _CONSTRAINTS = (*_NUMERIC, "min_length", "max_length", "pattern", "min_items", "max_items")
+_CONSTRAINTS += ("unique_items",)
 _DUCK_CONSTRAINTS = ("ge", "le", "gt", "lt", "multiple_of", "min_length", "max_length")
 _LITERALS: dict[type, Callable[..., Node]] = {
     str: StringNode,
@@ -157,15 +136,16 @@ def spec_from_signature(fn: Callable[..., Any]) -> Params:
     the reason and what to do instead.
     """
     label = f"{getattr(fn, '__qualname__', type(fn).__name__)}()"
+    source = _hint_source(fn)
     try:
         signature = inspect.signature(fn)
-    except (TypeError, ValueError) as exc:
-        problem = SchemaProblem("(signature)", f"cannot be read: {exc}")
-        raise SchemaError(
-            f"cannot derive a spec from {label}: {problem.reason}", problems=[problem]
-        ) from exc
-    source = _hint_source(fn)
-    hints = _hints(source, "(signature)", label)
+        hints = typing.get_type_hints(source, include_extras=True)
+    except Exception as exc:
+        why = f"cannot be read ({exc})"
+        if isinstance(exc, NameError):
+            why += "; define the types the annotations name at module level"
+        problems = [SchemaProblem("(signature)", why)]
+        raise SchemaError(_summary(label, problems), problems=problems) from exc
     docs = arg_docs(inspect.getdoc(source))
     deriver = _Deriver()
     properties: list[tuple[str, Node]] = []
@@ -239,19 +219,6 @@ def _hint_source(fn: Any) -> Any:
     return fn
 
 
-def _hints(source: Any, path: str, label: str) -> dict[str, Any]:
-    try:
-        return typing.get_type_hints(source, include_extras=True)
-    except Exception as exc:
-        problem = SchemaProblem(
-            path,
-            f"annotations cannot be resolved ({exc}); define the types they name at module level",
-        )
-        raise SchemaError(
-            f"cannot derive a spec from {label}: {problem}", problems=[problem]
-        ) from exc
-
-
 def _parameter_problem(
     index: int, name: str, param: inspect.Parameter, annotated: bool
 ) -> str | None:
@@ -278,12 +245,7 @@ def _json_value(value: Any) -> Any:
 
 
 def _is_typeddict(tp: Any) -> bool:
-    return (
-        isinstance(tp, type)
-        and issubclass(tp, dict)
-        and hasattr(tp, "__required_keys__")
-        and hasattr(tp, "__optional_keys__")
-    )
+    return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__required_keys__")
 
 
 def _unsupported(tp: Any) -> str:
@@ -414,25 +376,19 @@ class _Deriver:
                 f"{tp.__name__} refers to itself; recursive types cannot be derived "
                 "(no $ref is generated): write this spec with s.defs and s.ref",
             )
-        self._open.append(tp)
         try:
             hints = typing.get_type_hints(tp, include_extras=True)
         except Exception as exc:
-            self._open.pop()
             return self.fail(path, f"annotations of {tp.__name__} cannot be resolved ({exc})")
         docs = arg_docs(tp.__doc__ if isinstance(tp.__doc__, str) else None)
         properties: list[tuple[str, Node]] = []
+        self._open.append(tp)
         for name, default, required in _record_fields(tp):
-            hint = hints[name]
+            hint, where = hints[name], f"{path}.{name}"
             if typing.get_origin(hint) in _KEY_REQUIREMENT:
                 hint = typing.get_args(hint)[0]
-            where = f"{path}.{name}"
-            properties.append(
-                (
-                    name,
-                    self.finish(self.node(hint, where), where, docs.get(name), default, required),
-                )
-            )
+            node = self.finish(self.node(hint, where), where, docs.get(name), default, required)
+            properties.append((name, node))
         self._open.pop()
         return ObjectNode(properties=tuple(properties), additional_properties=False)
 
@@ -444,27 +400,22 @@ class _Deriver:
             if isinstance(meta, str):
                 notes["description"] = meta
             elif isinstance(meta, Field):
-                notes.update(
-                    {
-                        k: getattr(meta, k)
-                        for k in ("description", "title")
-                        if getattr(meta, k) is not None
-                    }
-                )
-                if meta.examples is not None:
-                    given = () if isinstance(meta.examples, str) else meta.examples
-                    examples = [_json_value(e) for e in given]
-                    if not given or any(e is UNSET for e in examples):
-                        self.fail(path, "Field(examples=...) must be a list of plain JSON values")
-                    else:
-                        notes["examples"] = tuple(examples)
-                limits.update(
-                    {k: getattr(meta, k) for k in _CONSTRAINTS if getattr(meta, k) is not None}
-                )
-                if meta.unique_items:
-                    limits["unique_items"] = True
+                for key in ("description", "title", "examples", *_CONSTRAINTS):
+                    value = getattr(meta, key)
+                    if value is not None and value is not False:
+                        (limits if key in _CONSTRAINTS else notes)[key] = value
             else:
                 limits.update(_duck_constraints(meta))
+        if "examples" in notes:
+            given = notes["examples"]
+            examples = tuple(
+                _json_value(e) for e in (given if type(given) in (list, tuple) else ())
+            )
+            if not examples or UNSET in examples:
+                self.fail(path, "Field(examples=...) must be a list of plain JSON values")
+                del notes["examples"]
+            else:
+                notes["examples"] = examples
         if limits:
             node = self.constrain(node, limits, path)
         return self.replace(node, path, **notes) if notes else node

@@ -1,0 +1,95 @@
+"""The facade exports exactly its public names, sorted, and they report the facade."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import harness_conformance
+import harness_conformance.schema
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """Constants first, then classes, then functions: the order ruff's RUF022 keeps."""
+    if name.isupper():
+        return (0, name)
+    return (1 if name[0].isupper() else 2, name)
+
+
+def _public_names(module: object) -> set[str]:
+    return {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not inspect.ismodule(value)
+    }
+
+
+@pytest.mark.parametrize("module", [harness_conformance, harness_conformance.schema])
+def test_all_is_sorted_and_matches_public_names(module: object) -> None:
+    exported = list(module.__all__)  # type: ignore[attr-defined]
+    assert exported == sorted(exported, key=_isort_key)
+    assert len(set(exported)) == len(exported)
+    assert set(exported) == _public_names(module)
+
+
+@pytest.mark.parametrize("module", [harness_conformance, harness_conformance.schema])
+def test_every_exported_class_reports_its_facade(module: object) -> None:
+    name = module.__name__  # type: ignore[attr-defined]
+    for attr in module.__all__:  # type: ignore[attr-defined]
+        value = getattr(module, attr)
+        if inspect.isclass(value):
+            assert value.__module__ == name, f"{attr} reports {value.__module__}"
+
+
+def test_design_names_are_exported() -> None:
+    wanted = {
+        "s",
+        "validate_args",
+        "to_json_schema",
+        "from_json_schema",
+        "parse_arguments",
+        "define_tool",
+        "tool",
+        "Tool",
+        "ToolRegistry",
+        "ToolExecutionResult",
+        "HarnessError",
+        "SchemaError",
+        "ToolArgsError",
+        "ToolNotFoundError",
+        "ToolOutputError",
+        "AbortError",
+        "LlmError",
+        "InvariantError",
+        "CassetteError",
+        "error_chain",
+        "error_info",
+    }
+    assert wanted <= set(harness_conformance.__all__)
+
+
+def test_importing_the_package_loads_no_test_dependencies() -> None:
+    code = (
+        "import sys, harness_conformance, harness_conformance.plugin; "
+        "heavy = ('vcr', 'syrupy', 'hypothesis', 'jsonschema'); "
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```sh\n(.*?)```", readme, re.S)
+    assert block is not None
+    commands = [line for line in block.group(1).splitlines() if line.strip()]
+    assert len(commands) == 2
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands[1] in ci.splitlines()

@@ -1,0 +1,596 @@
+"""Tools and the registry: definition, validation before the body, and `execute`."""
+
+import asyncio
+import re
+from collections.abc import Coroutine
+from pathlib import Path
+from types import MappingProxyType
+from typing import Annotated, Any, TypeVar
+
+import pytest
+
+import harness_conformance
+from harness_conformance import tools as tools_module
+from harness_conformance.errors import (
+    AbortError,
+    HarnessError,
+    SchemaError,
+    ToolArgsError,
+)
+from harness_conformance.schema import s
+from harness_conformance.schema._signature import Field
+from harness_conformance.tools import (
+    Tool,
+    ToolCall,
+    ToolExecutionResult,
+    ToolRegistry,
+    define_tool,
+    tool,
+)
+
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+PATH_SPEC = s.params({"path": s.string(required=True, min_length=1), "limit": s.integer()})
+PATH_SCHEMA = {
+    "type": "object",
+    "properties": {"path": {"type": "string", "minLength": 1}, "limit": {"type": "integer"}},
+    "required": ["path"],
+}
+
+
+def echo(path: str, limit: int | None = None) -> str:
+    return f"{path}:{limit}"
+
+
+class Recorder:
+    """A listener that records every hook and event, sync for pre and async for post."""
+
+    def __init__(self, label: str, log: list[Any]) -> None:
+        self.label = label
+        self.log = log
+
+    def pre_execute(self, call: ToolCall) -> None:
+        self.log.append((self.label, "pre", call.id))
+
+    async def post_execute(self, call: ToolCall, result: ToolExecutionResult) -> None:
+        self.log.append((self.label, "post", result.content))
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        self.log.append((self.label, event["type"], event["data"]))
+
+
+# -- defining tools -------------------------------------------------------------------------
+
+
+def test_define_tool_with_a_spec_compiles_the_schema_once() -> None:
+    read = define_tool("read", "Read a file.", PATH_SPEC, echo)
+    assert read.parameters is PATH_SPEC
+    assert read.json_schema == PATH_SCHEMA
+    assert read.raw is False
+    assert read.definition() == {
+        "type": "function",
+        "function": {"name": "read", "description": "Read a file.", "parameters": PATH_SCHEMA},
+    }
+
+
+def test_definition_returns_a_copy_the_caller_may_change() -> None:
+    read = define_tool("read", "Read a file.", PATH_SPEC, echo)
+    read.definition()["function"]["parameters"]["properties"].clear()
+    assert read.json_schema == PATH_SCHEMA
+
+
+def test_define_tool_with_a_mapping_builds_a_parameter_map() -> None:
+    read = define_tool("read", "", {"path": s.string(required=True)}, echo)
+    assert read.json_schema == {
+        "type": "object",
+        "properties": {"path": {"type": "string"}},
+        "required": ["path"],
+    }
+
+
+def test_define_tool_without_parameters_derives_them_from_the_signature() -> None:
+    read = define_tool("read", "", None, echo)
+    assert read.json_schema == {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
+        },
+        "required": ["path"],
+    }
+
+
+@pytest.mark.parametrize("name", ["", "a b", "a.b", "x" * 65, "read\n", "naïve", 3])
+def test_tool_names_follow_the_openai_rule(name: Any) -> None:
+    with pytest.raises(SchemaError, match="must be 1 to 64 characters"):
+        define_tool(name, "", PATH_SPEC, echo)
+
+
+def test_a_64_character_name_with_dashes_and_underscores_is_accepted() -> None:
+    name = "a-b_C9" + "x" * 58
+    assert define_tool(name, "", PATH_SPEC, echo).name == name
+
+
+@pytest.mark.parametrize("parameters", [{"type": "object"}, 3, [s.string()]])
+def test_parameters_that_are_not_a_spec_are_refused(parameters: Any) -> None:
+    with pytest.raises(SchemaError):
+        define_tool("read", "", parameters, echo)
+
+
+def test_description_and_body_types_are_checked_at_definition() -> None:
+    with pytest.raises(TypeError, match="needs a str description, not int"):
+        define_tool("t", 3, PATH_SPEC, echo)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="needs a callable fn, not str"):
+        define_tool("t", "", PATH_SPEC, "echo")  # type: ignore[arg-type]
+    with pytest.raises(SchemaError, match="required unless the tool is raw"):
+        Tool("t", "", None, {}, echo)
+    with pytest.raises(TypeError, match="register takes a Tool, not function"):
+        ToolRegistry().register(echo)  # type: ignore[arg-type]
+
+
+def test_a_signature_that_cannot_be_derived_fails_at_definition() -> None:
+    def bad(pair: tuple[int, int]) -> None: ...
+
+    with pytest.raises(SchemaError, match="pair"):
+        define_tool("bad", "", None, bad)
+
+
+def test_the_decorator_without_arguments_uses_name_and_docstring() -> None:
+    @tool
+    def search(query: Annotated[str, Field(min_length=1)]) -> list[str]:
+        """Search the index
+        for documents.
+
+        Longer explanation that is not part of the description.
+
+        Args:
+            query: what to look for.
+        """
+        return [query]
+
+    assert isinstance(search, Tool)
+    assert search.name == "search"
+    assert search.description == "Search the index for documents."
+    assert search.json_schema == {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "what to look for.", "minLength": 1}
+        },
+        "required": ["query"],
+    }
+
+
+def test_the_decorator_with_arguments_overrides_name_and_description() -> None:
+    @tool(name="find-files", description="Find files.")
+    def find(pattern: str) -> list[str]:
+        """Ignored."""
+        return [pattern]
+
+    assert (find.name, find.description) == ("find-files", "Find files.")
+    assert run(find.call({"pattern": "*.py"})) == ["*.py"]
+
+
+def test_the_decorator_with_empty_parentheses_and_no_docstring() -> None:
+    @tool()
+    def ping() -> str:
+        return "pong"
+
+    assert (ping.name, ping.description) == ("ping", "")
+    assert ping.json_schema == {"type": "object", "properties": {}}
+
+
+def test_a_section_header_ends_the_description_paragraph() -> None:
+    @tool
+    def ping(n: int) -> int:
+        """Ping the server.
+        Args:
+            n: how many times.
+        """
+        return n
+
+    assert ping.description == "Ping the server."
+
+
+# -- calling a tool ------------------------------------------------------------------------
+
+
+def test_call_validates_first_and_the_body_never_runs_on_invalid_args() -> None:
+    ran: list[Any] = []
+
+    def body(path: str, limit: int | None = None) -> str:
+        ran.append(path)
+        return path
+
+    read = define_tool("read", "", PATH_SPEC, body)
+    with pytest.raises(ToolArgsError) as info:
+        run(read.call({"path": "", "limit": "x"}))
+    assert info.value.violations == (
+        '"path" must be at least 1 character',
+        '"limit" must be an integer',
+    )
+    assert info.value.tool == "read"
+    assert ran == []
+    assert run(read.call({"path": "a"})) == "a"
+    assert ran == ["a"]
+
+
+def test_sync_and_async_bodies_are_both_awaited_results() -> None:
+    async def slow(path: str) -> dict[str, str]:
+        await asyncio.sleep(0)
+        return {"read": path}
+
+    assert run(define_tool("a", "", None, slow).call({"path": "p"})) == {"read": "p"}
+    assert run(define_tool("b", "", None, echo).call({"path": "p", "limit": 2})) == "p:2"
+    assert run(define_tool("c", "", None, echo).call(MappingProxyType({"path": "m"}))) == "m:None"
+
+
+def test_undeclared_keys_of_an_open_root_are_not_passed_to_a_body_without_them() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def narrow(path: str) -> str:
+        return path
+
+    def wide(path: str, **rest: Any) -> str:
+        seen.append(rest)
+        return path
+
+    assert run(define_tool("n", "", PATH_SPEC, narrow).call({"path": "p", "extra": 1})) == "p"
+    assert run(define_tool("w", "", PATH_SPEC, wide).call({"path": "p", "extra": 1})) == "p"
+    assert seen == [{"extra": 1}]
+
+
+def test_validate_reports_without_raising() -> None:
+    read = define_tool("read", "", PATH_SPEC, echo)
+    assert read.validate({"path": "a"}) == []
+    assert read.validate("not json") == ['"arguments" must be an object']
+
+
+# -- the registry ---------------------------------------------------------------------------
+
+
+def test_registry_lookup_order_and_container_protocol() -> None:
+    read = define_tool("read", "Read.", PATH_SPEC, echo)
+    write = define_tool("write", "Write.", None, echo)
+    registry = ToolRegistry([read, write])
+    assert registry.get("read") is read
+    assert registry.get("missing") is None
+    assert registry.names() == ["read", "write"]
+    assert [item.name for item in registry] == ["read", "write"]
+    assert len(registry) == 2
+    assert "write" in registry
+    assert "missing" not in registry
+    assert registry.definitions() == [read.definition(), write.definition()]
+    assert ToolRegistry([read]).names() == ["read"]
+
+
+def test_a_duplicate_name_is_refused_and_named() -> None:
+    registry = ToolRegistry([define_tool("read", "", PATH_SPEC, echo)])
+    with pytest.raises(ValueError, match='a tool named "read" is already registered'):
+        registry.register(define_tool("read", "", None, echo))
+    with pytest.raises(ValueError, match='"read"'):
+        registry.register_raw("read", "", {"type": "object"}, echo)
+
+
+def test_a_raw_tool_shows_its_schema_as_is_and_skips_validation() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    received: list[dict[str, Any]] = []
+
+    def body(**args: Any) -> str:
+        received.append(args)
+        return "ok"
+
+    registry = ToolRegistry()
+    raw = registry.register_raw("mcp_tool", "An MCP tool.", schema, body)
+    schema["required"] = []
+    assert raw.raw is True
+    assert raw.parameters is None
+    assert raw.definition()["function"]["parameters"]["required"] == ["n"]
+    assert raw.validate({"n": "not an integer"}) == []
+    result = run(registry.execute(ToolCall("c1", "mcp_tool", '{"n": "x"}')))
+    assert (result.content, result.is_error) == ("ok", False)
+    assert received == [{"n": "x"}]
+
+
+def test_register_raw_needs_a_json_object_schema() -> None:
+    with pytest.raises(SchemaError, match="must be a JSON object"):
+        ToolRegistry().register_raw("t", "", [], echo)  # type: ignore[arg-type]
+
+
+# -- execute: success and error results ------------------------------------------------------
+
+
+def test_execute_returns_str_results_as_is_and_others_as_json() -> None:
+    def data(key: str) -> Any:
+        return {"key": key, "ü": [1, None]} if key != "text" else "plain ü"
+
+    registry = ToolRegistry([define_tool("data", "", None, data)])
+    result = run(registry.execute(ToolCall("c1", "data", '{"key": "k"}')))
+    assert result == ToolExecutionResult(
+        "c1", "data", '{"key": "k", "ü": [1, null]}', False, None, {"key": "k", "ü": [1, None]}
+    )
+    text = run(registry.execute(ToolCall("c2", "data", {"key": "text"})))
+    assert (text.content, text.value, text.is_error) == ("plain ü", "plain ü", False)
+
+
+def test_an_unknown_tool_is_an_error_result() -> None:
+    result = run(ToolRegistry().execute(ToolCall("c1", "nope", "{}")))
+    assert result == ToolExecutionResult(
+        "c1",
+        "nope",
+        'Error: unknown tool "nope"',
+        True,
+        {"name": "ToolNotFoundError", "code": "UNKNOWN_TOOL"},
+    )
+
+
+def test_invalid_arguments_are_an_error_result_and_the_body_never_runs() -> None:
+    ran: list[str] = []
+
+    def body(path: str, limit: int | None = None) -> str:
+        ran.append(path)
+        return path
+
+    registry = ToolRegistry([define_tool("read", "", PATH_SPEC, body)])
+    result = run(registry.execute(ToolCall("c1", "read", '{"limit": 1.5}')))
+    assert result.content == (
+        'Error: invalid arguments: missing required property "path"; "limit" must be an integer'
+    )
+    assert result.error == {"name": "ToolArgsError", "code": "INVALID_ARGS"}
+    assert result.is_error is True
+    assert ran == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", '"arguments" must be an object'),
+        ('{"path": NaN}', '"arguments" must be an object'),
+        ("", 'missing required property "path"'),
+    ],
+)
+def test_argument_text_is_parsed_before_validation(text: str, message: str) -> None:
+    registry = ToolRegistry([define_tool("read", "", PATH_SPEC, echo)])
+    result = run(registry.execute(ToolCall("c1", "read", text)))
+    assert result.content == "Error: invalid arguments: " + message
+
+
+def test_a_raising_tool_gives_its_message_and_no_error_info() -> None:
+    def broken(path: str) -> str:
+        try:
+            raise OSError("disk on fire")
+        except OSError as exc:
+            raise RuntimeError("could not read") from exc
+
+    registry = ToolRegistry([define_tool("broken", "", None, broken)])
+    result = run(registry.execute(ToolCall("c1", "broken", {"path": "p"})))
+    assert result == ToolExecutionResult(
+        "c1", "broken", "Error: could not read: disk on fire", True, None
+    )
+
+
+def test_a_harness_error_from_a_tool_carries_name_and_code() -> None:
+    async def cancelled(path: str) -> str:
+        raise AbortError("stopped by the user", code="ABORTED")
+
+    registry = ToolRegistry([define_tool("cancelled", "", None, cancelled)])
+    result = run(registry.execute(ToolCall("c1", "cancelled", {"path": "p"})))
+    assert result.content == "Error: stopped by the user"
+    assert result.error == {"name": "AbortError", "code": "ABORTED"}
+
+
+@pytest.mark.parametrize(
+    ("value", "cause"),
+    [
+        ({1, 2}, "Object of type set is not JSON serializable"),
+        (float("nan"), "Out of range float values are not JSON compliant"),
+    ],
+)
+def test_output_that_cannot_be_rendered_is_an_invalid_tool_output_error(
+    value: Any, cause: str
+) -> None:
+    registry = ToolRegistry([define_tool("odd", "", {}, lambda: value)])
+    result = run(registry.execute(ToolCall("c1", "odd", "{}")))
+    assert result.content == f'Error: tool "odd" returned a value that is not plain JSON: {cause}'
+    assert result.error == {"name": "ToolOutputError", "code": "INVALID_TOOL_OUTPUT"}
+    assert result.value is None
+
+
+# -- listeners --------------------------------------------------------------------------------
+
+
+def test_listeners_run_in_order_around_the_tool() -> None:
+    log: list[Any] = []
+
+    def body(path: str) -> str:
+        log.append(("tool", path))
+        return "done"
+
+    registry = ToolRegistry([define_tool("read", "", None, body)])
+    registry.add_listener(Recorder("A", log))
+    registry.add_listener(Recorder("B", log))
+    result = run(registry.execute(ToolCall("c1", "read", {"path": "p"})))
+    ids = {"callId": "c1", "name": "read"}
+    post = {**ids, "isError": False, "error": None}
+    assert result.content == "done"
+    assert log == [
+        ("A", "tools/pre-execute", ids),
+        ("B", "tools/pre-execute", ids),
+        ("A", "pre", "c1"),
+        ("B", "pre", "c1"),
+        ("A", "tools/execute", ids),
+        ("B", "tools/execute", ids),
+        ("tool", "p"),
+        ("A", "post", "done"),
+        ("B", "post", "done"),
+        ("A", "tools/post-execute", post),
+        ("B", "tools/post-execute", post),
+    ]
+
+
+def test_failed_calls_skip_pre_execute_but_reach_post_execute_and_events() -> None:
+    log: list[Any] = []
+    registry = ToolRegistry()
+    registry.add_listener(Recorder("A", log))
+    run(registry.execute(ToolCall("c1", "nope", "{}")))
+    error = {"name": "ToolNotFoundError", "code": "UNKNOWN_TOOL"}
+    assert log == [
+        ("A", "tools/pre-execute", {"callId": "c1", "name": "nope"}),
+        ("A", "post", 'Error: unknown tool "nope"'),
+        (
+            "A",
+            "tools/post-execute",
+            {"callId": "c1", "name": "nope", "isError": True, "error": error},
+        ),
+    ]
+
+
+def test_a_raising_pre_execute_listener_blocks_the_call() -> None:
+    ran: list[str] = []
+    log: list[Any] = []
+
+    class Deny:
+        async def pre_execute(self, call: ToolCall) -> None:
+            raise PermissionError(f"{call.name} is not allowed here")
+
+    def body(path: str) -> str:
+        ran.append(path)
+        return path
+
+    registry = ToolRegistry([define_tool("write", "", None, body)])
+    registry.add_listener(Deny())
+    registry.add_listener(Recorder("R", log))
+    result = run(registry.execute(ToolCall("c1", "write", {"path": "p"})))
+    assert (result.content, result.error) == ("Error: write is not allowed here", None)
+    assert ran == []
+    assert [entry[1] for entry in log] == ["tools/pre-execute", "post", "tools/post-execute"]
+
+
+def test_post_execute_may_replace_the_result_or_turn_it_into_an_error() -> None:
+    class Truncate:
+        def post_execute(self, call: ToolCall, result: ToolExecutionResult) -> ToolExecutionResult:
+            return ToolExecutionResult(
+                call.id, call.name, result.content[:3], False, None, result.value
+            )
+
+    class Broken:
+        async def post_execute(self, call: ToolCall, result: ToolExecutionResult) -> None:
+            raise HarnessError("redaction failed")
+
+    class Wrong:
+        def post_execute(self, call: ToolCall, result: ToolExecutionResult) -> str:
+            return "not a result"
+
+    registry = ToolRegistry([define_tool("read", "", {}, lambda: "abcdef")])
+    registry.add_listener(Truncate())
+    result = run(registry.execute(ToolCall("c1", "read", "{}")))
+    assert (result.content, result.value) == ("abc", "abcdef")
+
+    registry.add_listener(Broken())
+    result = run(registry.execute(ToolCall("c2", "read", "{}")))
+    assert (result.content, result.error) == (
+        "Error: redaction failed",
+        {"name": "HarnessError", "code": "UNKNOWN"},
+    )
+
+    other = ToolRegistry([define_tool("read", "", {}, lambda: "abcdef")])
+    other.add_listener(Wrong())
+    result = run(other.execute(ToolCall("c3", "read", "{}")))
+    assert (
+        result.content == "Error: post_execute must return a ToolExecutionResult or None, not str"
+    )
+
+
+def test_a_raising_event_observer_becomes_the_error_result() -> None:
+    class Loud:
+        def on_event(self, event: dict[str, Any]) -> None:
+            if event["type"] == "tools/execute":
+                raise RuntimeError("observer broke")
+
+    ran: list[int] = []
+    registry = ToolRegistry([define_tool("t", "", {}, lambda: ran.append(1))])
+    registry.add_listener(Loud())
+    result = run(registry.execute(ToolCall("c1", "t", "{}")))
+    assert (result.content, result.is_error, ran) == ("Error: observer broke", True, [])
+
+
+def test_add_and_remove_listener() -> None:
+    log: list[Any] = []
+    registry = ToolRegistry([define_tool("t", "", {}, lambda: "x")])
+    listener = Recorder("A", log)
+    registry.add_listener(listener)
+    registry.remove_listener(listener)
+    run(registry.execute(ToolCall("c1", "t", "{}")))
+    assert log == []
+    with pytest.raises(ValueError):
+        registry.remove_listener(listener)
+    with pytest.raises(TypeError, match="pre_execute, post_execute, on_event"):
+        registry.add_listener(object())
+
+
+# -- what propagates -----------------------------------------------------------------------------
+
+
+def test_keyboard_interrupt_propagates_from_a_tool_and_a_listener() -> None:
+    def interrupt() -> None:
+        raise KeyboardInterrupt
+
+    registry = ToolRegistry([define_tool("t", "", {}, interrupt)])
+    with pytest.raises(KeyboardInterrupt):
+        run(registry.execute(ToolCall("c1", "t", "{}")))
+
+    class Stop:
+        def pre_execute(self, call: ToolCall) -> None:
+            raise KeyboardInterrupt
+
+    calm = ToolRegistry([define_tool("t", "", {}, lambda: "x")])
+    calm.add_listener(Stop())
+    with pytest.raises(KeyboardInterrupt):
+        run(calm.execute(ToolCall("c1", "t", "{}")))
+
+
+def test_cancellation_propagates_out_of_execute() -> None:
+    started = asyncio.Event()
+
+    async def forever() -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    registry = ToolRegistry([define_tool("t", "", {}, forever)])
+
+    async def scenario() -> None:
+        task = asyncio.ensure_future(registry.execute(ToolCall("c1", "t", "{}")))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert task.cancelled()
+
+    run(scenario())
+
+
+def test_cancelled_error_raised_by_a_tool_is_not_turned_into_a_result() -> None:
+    async def body() -> None:
+        raise asyncio.CancelledError
+
+    registry = ToolRegistry([define_tool("t", "", {}, body)])
+    with pytest.raises(asyncio.CancelledError):
+        run(registry.execute(ToolCall("c1", "t", "{}")))
+
+
+def test_public_classes_report_the_facade_module() -> None:
+    for cls in (Tool, ToolCall, ToolExecutionResult, ToolRegistry):
+        assert cls.__module__ == "harness_conformance"
+
+
+def test_the_guide_examples_run() -> None:
+    assert all(hasattr(harness_conformance, name) for name in tools_module.__all__)
+    guide = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
+    blocks = re.findall(r"```python\n(.*?)```", guide.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) == 5
+    for index, block in enumerate(blocks, 1):
+        exec(compile(block, f"docs/tools.md example {index}", "exec"), {"__name__": "guide"})
