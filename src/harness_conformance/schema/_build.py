@@ -334,6 +334,13 @@ def _combinator(
     )
 
 
+def _present(key: str, value: Any) -> bool:
+    """Whether a field is set: ``None`` is a value for ``default`` and ``const``."""
+    if key in ("default", "const"):
+        return value is not UNSET
+    return value is not None and value is not UNSET
+
+
 def _literal_keys(kind: str) -> tuple[str, ...]:
     return () if kind == "json" else _LITERALS
 
@@ -357,14 +364,14 @@ def spec_to_dict(spec: Spec) -> dict[str, Any]:
         out = {"type": spec.kind}
     for key in _ANNOTATIONS:
         value = getattr(spec, key)
-        if value is not None and value is not UNSET:
+        if _present(key, value):
             out[key] = list(value) if key == "examples" else value
     if spec.required:
         out["required"] = True
     if spec.kind in _KEYS:
         for key in (*_literal_keys(spec.kind), *_KEYS[spec.kind]):
             value = getattr(spec, key)
-            if value is None or value is UNSET or (key == "unique_items" and value is False):
+            if not _present(key, value) or (key == "unique_items" and value is False):
                 continue
             if key == "items":
                 value = spec_to_dict(value)

@@ -45,9 +45,11 @@ def path_of(parent: str, key: str | int | None) -> str:
 
 
 def lossless_message(path: str, value: Any) -> str:
-    if isinstance(value, dict):
+    """The lossless-JSON message for a value's kind; safe for any value."""
+    kind = type(value)
+    if issubclass(kind, dict):
         return f"{label(path)} must be a lossless JSON object"
-    if isinstance(value, list):
+    if issubclass(kind, list):
         return f"{label(path)} must be a dense lossless JSON array"
     return f"{label(path)} must be a lossless JSON value"
 

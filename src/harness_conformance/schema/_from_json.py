@@ -122,8 +122,8 @@ class _Importer:
         if not isinstance(doc, (Mapping, bool)):
             self.problem("#", f"a schema is an object or a boolean, not {type(doc).__name__}")
             return JsonNode()
-        defs: list[tuple[str, Node]] = []
         has_defs = isinstance(doc, Mapping) and ("$defs" in doc or "definitions" in doc)
+        tables: list[tuple[str, str, Any]] = []
         if isinstance(doc, Mapping):
             for container in ("$defs", "definitions"):
                 table = doc.get(container)
@@ -134,12 +134,16 @@ class _Importer:
                     continue
                 for name, sub in table.items():
                     if name in self.def_names:
-                        self.problem(
-                            f"#/{container}/{name}", "is defined in both $defs and definitions"
-                        )
+                        where = f"#/{container}/{_escape(name)}"
+                        self.problem(where, "is defined in both $defs and definitions")
                         continue
                     self.def_names[name] = container
-                    defs.append((name, self.node(sub, f"#/{container}/{_escape(name)}", 1)))
+                    tables.append((container, name, sub))
+        # Every name is known before any body is read, so definitions may refer forward.
+        defs = [
+            (name, self.node(sub, f"#/{container}/{_escape(name)}", 1))
+            for container, name, sub in tables
+        ]
         root: Node | Params = self.node(doc, "#", 0)
         if (
             isinstance(root, ObjectNode)
@@ -181,6 +185,10 @@ class _Importer:
         for key in schema:
             if key in _UNSUPPORTED:
                 self.problem(f"{pointer}/{key}", f"keyword {key!r} is not supported")
+        if depth > 0 and "$id" in schema:
+            self.problem(
+                f"{pointer}/$id", "a nested $id (a new base for references) is not supported"
+            )
         notes = self.annotations(schema)
         if "$ref" in schema:
             return self.ref(schema, pointer, depth, notes)
@@ -236,6 +244,9 @@ class _Importer:
                 kinds.remove("integer")
             return kinds
         literals = self.literals(schema)
+        if literals == [] and "const" not in schema:
+            self.problem(f"{pointer}/enum", "must be a non-empty list of JSON values")
+            return None
         if literals is not None:
             found = {_kind_of_literal(v) for v in literals}
             if "number" in found:
@@ -388,6 +399,11 @@ class _Importer:
         if target in ("#", "#/"):
             self.problem(f"{pointer}/$ref", "a reference to the root is not supported")
             return JsonNode()
+        if not target.startswith("#/"):
+            self.problem(
+                f"{pointer}/$ref", f"anchor references such as {target!r} are not supported"
+            )
+            return JsonNode()
         if target in self.inlining:
             self.problem(f"{pointer}/$ref", f"{target!r} refers to itself outside $defs")
             return JsonNode()
@@ -417,8 +433,14 @@ class _Importer:
             self.problem(f"{pointer}/{key}", "must be a non-empty list of schemas")
             return JsonNode()
         if others == ["type"] and len(present) == 1:
-            # `type` beside a combinator holds for every branch: push it into each one.
-            raw = [_with_type(branch, schema["type"]) for branch in raw]
+            # `type` beside a combinator holds for every branch: push it into each one,
+            # and leave out the branches no value of that type can match.
+            raw = [
+                b for b in (_with_type(branch, schema["type"]) for branch in raw) if b is not False
+            ]
+            if not raw:
+                self.problem(f"{pointer}/type", f"no {key} branch can match the type beside it")
+                return JsonNode()
         elif len(present) > 1 or others:
             self.problem(
                 f"{pointer}/{(present[1:] or others)[0]}",
@@ -444,8 +466,8 @@ class _Importer:
         return None
 
     def bound(self, value: Any, pointer: str) -> int | float | None:
-        if type(value) in (int, float) and math.isfinite(value):
-            return value  # type: ignore[no-any-return]
+        if type(value) is int or (type(value) is float and math.isfinite(value)):
+            return value
         self.problem(pointer, "must be a finite number")
         return None
 

@@ -103,7 +103,7 @@ def _is_count(value: Any) -> bool:
 
 
 def _is_bound(value: Any) -> bool:
-    return type(value) in (int, float) and math.isfinite(value)
+    return type(value) is int or (type(value) is float and math.isfinite(value))
 
 
 @dataclass(frozen=True, kw_only=True)

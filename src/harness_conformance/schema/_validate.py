@@ -16,6 +16,7 @@ from typing import Any
 
 from ._checks import Check, Out, lossless_message
 from ._compile import compile_check
+from ._lossless import PLAIN_TYPES
 from ._nodes import Defs, Params, Spec
 
 __all__ = ["checker", "parse_arguments", "validate_args"]
@@ -49,7 +50,9 @@ def validate_args(spec: Spec, args: Any) -> list[str]:
                 else:
                     stack.append(child)
     except Exception:
-        out.append(lossless_message("", args if isinstance(args, (dict, list)) else None))
+        out.append(lossless_message("", args))
+    if not out and type(args) not in PLAIN_TYPES:
+        out.append(lossless_message("", args))
     return list(out)
 
 
