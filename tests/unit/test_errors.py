@@ -126,7 +126,9 @@ def test_all_lists_exactly_the_public_names() -> None:
     public = {
         name
         for name, value in vars(errors).items()
-        if not name.startswith("_") and getattr(value, "__module__", None) in own
+        if name.isidentifier()
+        and not name.startswith("_")
+        and getattr(value, "__module__", None) in own
     }
     assert len(errors.__all__) == len(set(errors.__all__))
     assert set(errors.__all__) == public
