@@ -10,6 +10,7 @@ imported: only callers who want strategies import it.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from collections.abc import Callable
@@ -118,7 +119,7 @@ def _common(draw: st.DrawFn, kind: str) -> Fields:
     if mode == "const":
         fields["const"] = draw(literal)
     elif mode == "both":
-        fields["const"] = draw(st.sampled_from(fields["enum"]))
+        fields["const"] = copy.deepcopy(draw(st.sampled_from(fields["enum"])))
     return fields
 
 
@@ -325,9 +326,11 @@ def specs(
     ``additional_properties`` node), arrays with and without ``items``, and
     ``one_of``/``any_of`` with two or three branches.
 
-    Nodes nest at most ``max_depth`` levels below the root. The root is a parameter
-    map when ``params_root`` is true, else any node. With ``allow_refs`` some specs
-    are `Defs` with recursive definitions that the root refers to.
+    Node trees nest at most ``max_depth`` levels; a parameter-map root (when
+    ``params_root`` is true, else the root is any node) sits one level above them.
+    With ``allow_refs`` some specs are `Defs` whose definitions are objects holding
+    a ``children`` array of references to themselves, and whose parameter-map root
+    refers to one of them under the ``tree`` key.
 
     Constraints are drawn so that most specs accept some value, but a generated spec
     may be unsatisfiable (say, an ``enum`` whose literals miss a ``pattern``).
