@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..errors import SchemaError, SchemaProblem
+from ._lossless import canonical, is_lossless
 from ._nodes import (
     MAX_SPEC_DEPTH,
     UNSET,
@@ -49,7 +50,6 @@ from ._nodes import (
     RefNode,
     Spec,
     StringNode,
-    is_json_literal,
 )
 
 __all__ = ["from_json_schema"]
@@ -214,10 +214,10 @@ class _Importer:
         for key in ("title", "description"):
             if isinstance(schema.get(key), str):
                 notes[key] = schema[key]
-        if "default" in schema and is_json_literal(schema["default"]):
+        if "default" in schema and is_lossless(schema["default"]):
             notes["default"] = schema["default"]
         examples = schema.get("examples")
-        if isinstance(examples, list) and is_json_literal(examples):
+        if isinstance(examples, list) and is_lossless(examples):
             notes["examples"] = tuple(examples)
         return notes
 
@@ -271,7 +271,7 @@ class _Importer:
         fields: dict[str, Any] = {}
         if "enum" in schema:
             enum = schema["enum"]
-            if not isinstance(enum, list) or not enum or not is_json_literal(enum):
+            if not isinstance(enum, list) or not enum or not is_lossless(enum):
                 self.problem(f"{pointer}/enum", "must be a non-empty list of JSON values")
             else:
                 kept = [v for v in enum if _fits(kind, v)] if split else enum
@@ -280,7 +280,7 @@ class _Importer:
                 fields["enum"] = tuple(kept)
         if "const" in schema:
             const = schema["const"]
-            if not is_json_literal(const):
+            if not is_lossless(const):
                 self.problem(f"{pointer}/const", "must be a JSON value")
             elif split and not _fits(kind, const):
                 return None
@@ -492,8 +492,6 @@ def _is_assertion(key: str) -> bool:
 
 
 def _same(a: Any, b: Any) -> bool:
-    from ._lossless import canonical
-
     try:
         return bool(canonical(a) == canonical(b))
     except TypeError:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias
 
 from ..errors import SchemaError, SchemaProblem
+from ._lossless import is_lossless
 
 __all__ = [
     "MAX_SPEC_DEPTH",
@@ -36,7 +37,6 @@ __all__ = [
     "RefNode",
     "Spec",
     "StringNode",
-    "is_json_literal",
 ]
 
 MAX_SPEC_DEPTH = 100
@@ -61,32 +61,6 @@ class _Unset:
 
 
 UNSET: Any = _Unset()
-
-
-def is_json_literal(value: Any) -> bool:
-    """True for a plain JSON value: exact builtin types, str keys, finite numbers, no -0.0."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if item is None or kind is bool or kind is int or kind is str:
-            continue
-        if kind is float:
-            if not math.isfinite(item) or (item == 0.0 and math.copysign(1.0, item) < 0):
-                return False
-            continue
-        if kind is list or kind is tuple:
-            if len(stack) > 100_000:
-                return False
-            stack.extend(item)
-            continue
-        if kind is dict:
-            if any(type(k) is not str for k in item):
-                return False
-            stack.extend(item.values())
-            continue
-        return False
-    return True
 
 
 def _exact(value: object, kind: type) -> bool:
@@ -164,9 +138,9 @@ class _Literals(_Node):
         if enum is not None:
             if type(enum) is not tuple or not enum:
                 problems.append(SchemaProblem("enum", "must be a non-empty list of JSON values"))
-            elif not all(is_json_literal(v) for v in enum):
+            elif not all(is_lossless(v) for v in enum):
                 problems.append(SchemaProblem("enum", "holds a value that is not plain JSON"))
-        if self.const is not UNSET and not is_json_literal(self.const):
+        if self.const is not UNSET and not is_lossless(self.const):
             problems.append(SchemaProblem("const", "must be a plain JSON value"))
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SchemaError, SchemaProblem
+from ._lossless import is_lossless
 from ._nodes import (
     UNSET,
     AnyOfNode,
@@ -45,7 +46,6 @@ from ._nodes import (
     OneOfNode,
     Params,
     StringNode,
-    is_json_literal,
 )
 
 __all__ = ["Field", "spec_from_signature"]
@@ -239,7 +239,9 @@ def _json_value(value: Any) -> Any:
     """``value`` as plain JSON (Enum members as their value), or UNSET when it is not."""
     if isinstance(value, enum.Enum):
         value = value.value
-    if not is_json_literal(value):
+    if isinstance(value, tuple):
+        value = list(value)
+    if not is_lossless(value):
         return UNSET
     return json.loads(json.dumps(value))
 
