@@ -14,10 +14,10 @@ A listener is any object with some of these methods, each sync or async:
   exception becomes the result. The return value is ignored.
 - ``post_execute(call, result)``: sees every result; returning a `ToolExecutionResult`
   replaces it, returning None keeps it, raising replaces it with an error result.
-- ``on_event(event)``: observes ``{"type": ..., "data": {...}}`` dicts for
-  ``tools/pre-execute`` (every call), ``tools/execute`` (the body is about to run) and
-  ``tools/post-execute`` (every call, with ``isError`` and ``error``). An exception
-  here is handled like one from the matching hook.
+- ``on_event(event)``: observes the live events `ToolsPreExecuteEvent` (every call),
+  `ToolsExecuteEvent` (the body is about to run) and `ToolsPostExecuteEvent` (every
+  call, with ``is_error`` and ``error``). An exception here is handled like one from
+  the matching hook.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import copy
 import inspect
 import json
 import re
+import time
 import typing
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from .errors import (
     error_chain,
     error_info,
 )
+from .events import LiveEvent, ToolsExecuteEvent, ToolsPostExecuteEvent, ToolsPreExecuteEvent
 from .schema._nodes import Defs, Node, Params, Spec
 from .schema._signature import spec_from_signature
 from .schema._to_json import to_json_schema
@@ -368,10 +370,11 @@ class ToolRegistry:
     async def execute(self, call: ToolCall) -> ToolExecutionResult:
         """Run one tool call; every `Exception` becomes an error result."""
         listeners = tuple(self._listeners)
-        base = {"callId": call.id, "name": call.name}
         try:
-            await self._emit(listeners, "tools/pre-execute", base)
-            result = await self._dispatch(call, listeners, base)
+            await _emit(
+                listeners, ToolsPreExecuteEvent(time=_now(), call_id=call.id, name=call.name)
+            )
+            result = await self._dispatch(call, listeners)
         except Exception as exc:
             result = _failure(call, exc)
         for listener in listeners:
@@ -387,16 +390,16 @@ class ToolRegistry:
             except Exception as exc:
                 result = _failure(call, exc)
         error = dict(result.error) if result.error is not None else None
-        data = {**base, "isError": result.is_error, "error": error}
+        done = ToolsPostExecuteEvent(
+            time=_now(), call_id=call.id, name=call.name, is_error=result.is_error, error=error
+        )
         try:
-            await self._emit(listeners, "tools/post-execute", data)
+            await _emit(listeners, done)
         except Exception as exc:
             result = _failure(call, exc)
         return result
 
-    async def _dispatch(
-        self, call: ToolCall, listeners: tuple[object, ...], base: dict[str, Any]
-    ) -> ToolExecutionResult:
+    async def _dispatch(self, call: ToolCall, listeners: tuple[object, ...]) -> ToolExecutionResult:
         tool = self._tools.get(call.name)
         if tool is None:
             raise ToolNotFoundError(call.name)
@@ -410,13 +413,17 @@ class ToolRegistry:
             hook = getattr(listener, "pre_execute", None)
             if hook is not None:
                 await _maybe_await(hook(call))
-        await self._emit(listeners, "tools/execute", base)
+        await _emit(listeners, ToolsExecuteEvent(time=_now(), call_id=call.id, name=call.name))
         return _success(call, await tool._invoke(_as_dict(args)))
 
-    @staticmethod
-    async def _emit(listeners: tuple[object, ...], kind: str, data: dict[str, Any]) -> None:
-        for listener in listeners:
-            observe: Callable[[dict[str, Any]], Awaitable[None] | None] | None
-            observe = getattr(listener, "on_event", None)
-            if observe is not None:
-                await _maybe_await(observe({"type": kind, "data": dict(data)}))
+
+def _now() -> int:
+    return time.time_ns() // 1_000_000
+
+
+async def _emit(listeners: tuple[object, ...], event: LiveEvent) -> None:
+    for listener in listeners:
+        observe: Callable[[LiveEvent], Awaitable[None] | None] | None
+        observe = getattr(listener, "on_event", None)
+        if observe is not None:
+            await _maybe_await(observe(event))

@@ -17,6 +17,7 @@ from harness_conformance.errors import (
     SchemaError,
     ToolArgsError,
 )
+from harness_conformance.events import LiveEvent, event_to_json
 from harness_conformance.schema import s
 from harness_conformance.schema._signature import Field
 from harness_conformance.tools import (
@@ -60,8 +61,9 @@ class Recorder:
     async def post_execute(self, call: ToolCall, result: ToolExecutionResult) -> None:
         self.log.append((self.label, "post", result.content))
 
-    def on_event(self, event: dict[str, Any]) -> None:
-        self.log.append((self.label, event["type"], event["data"]))
+    def on_event(self, event: LiveEvent) -> None:
+        wire = event_to_json(event)
+        self.log.append((self.label, wire["type"], wire["data"]))
 
 
 # -- defining tools -------------------------------------------------------------------------
@@ -415,7 +417,7 @@ def test_listeners_run_in_order_around_the_tool() -> None:
     registry.add_listener(Recorder("B", log))
     result = run(registry.execute(ToolCall("c1", "read", {"path": "p"})))
     ids = {"callId": "c1", "name": "read"}
-    post = {**ids, "isError": False, "error": None}
+    post = {**ids, "isError": False}
     assert result.content == "done"
     assert log == [
         ("A", "tools/pre-execute", ids),
@@ -507,8 +509,8 @@ def test_post_execute_may_replace_the_result_or_turn_it_into_an_error() -> None:
 
 def test_a_raising_event_observer_becomes_the_error_result() -> None:
     class Loud:
-        def on_event(self, event: dict[str, Any]) -> None:
-            if event["type"] == "tools/execute":
+        def on_event(self, event: LiveEvent) -> None:
+            if event.type == "tools/execute":
                 raise RuntimeError("observer broke")
 
     ran: list[int] = []
