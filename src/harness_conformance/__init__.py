@@ -5,6 +5,7 @@ Everything users import comes from here (and from the documented subpackages
 ``harness_conformance.strategies``).
 """
 
+from .agent import Agent, RetryPolicy, TurnResult, run_sync
 from .errors import (
     CODES,
     UNKNOWN_CODE,
@@ -22,20 +23,36 @@ from .errors import (
     error_chain,
     error_info,
 )
+from .models import ScriptedModel
 from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
+from .session_log import (
+    SessionHeader,
+    SessionLog,
+    SessionLogError,
+    SessionLogWriter,
+    read_session_log,
+    write_session_log,
+)
 from .tools import Tool, ToolCall, ToolExecutionResult, ToolRegistry, define_tool, tool
 
 __all__ = [
     "CODES",
     "UNKNOWN_CODE",
     "AbortError",
+    "Agent",
     "CassetteError",
     "HarnessError",
     "InvariantError",
     "LlmError",
     "LlmFailure",
+    "RetryPolicy",
     "SchemaError",
     "SchemaProblem",
+    "ScriptedModel",
+    "SessionHeader",
+    "SessionLog",
+    "SessionLogError",
+    "SessionLogWriter",
     "Tool",
     "ToolArgsError",
     "ToolCall",
@@ -43,15 +60,19 @@ __all__ = [
     "ToolNotFoundError",
     "ToolOutputError",
     "ToolRegistry",
+    "TurnResult",
     "define_tool",
     "error_chain",
     "error_info",
     "from_json_schema",
     "parse_arguments",
+    "read_session_log",
+    "run_sync",
     "s",
     "to_json_schema",
     "tool",
     "validate_args",
+    "write_session_log",
 ]
 
 __version__ = "0.1.0.dev0"

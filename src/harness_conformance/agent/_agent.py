@@ -1,0 +1,211 @@
+"""`Agent`: drives turns of a conversation through a model and a tool registry.
+
+One turn runs at a time. Status goes ``idle`` -> ``running`` for a turn and back to
+``idle`` after it; `aclose` makes it ``disposed`` for good. Every event goes to the
+listeners in order (objects with ``on_event(event)``); durable events get their
+``seq`` (0-based, contiguous for the agent's session) and ``time`` here. A listener
+that raises stops the run: that is how the online invariant checker fails a test at
+the offending event.
+
+The invariant checker is off unless ``invariants`` is ``seed`` or ``strict``, or,
+when ``invariants`` is not given, the environment variable ``HARNESS_INVARIANTS`` is;
+``invariants="off"`` keeps it off whatever the environment says.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import anyio
+
+from ..events import AgentStatusEvent, DurableEvent, Event
+from ..models import Model
+from ..tools import Tool, ToolExecutionResult, ToolRegistry
+
+__all__ = ["Agent", "RetryPolicy", "TurnResult", "run_sync"]
+
+_E = TypeVar("_E")
+Status = Literal["idle", "running", "disposed"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetryPolicy:
+    """Bounded exponential backoff for retryable provider failures inside one step."""
+
+    __module__ = "harness_conformance"
+
+    attempts: int = 3
+    """Model calls per step at most, the first included."""
+    base_delay: float = 0.5
+    """Seconds before the first retry; doubles each time."""
+    max_delay: float = 8.0
+    """No wait is longer, whatever the provider's ``retry-after`` says."""
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
+        wanted = retry_after if retry_after is not None else self.base_delay * 2 ** (attempt - 1)
+        return max(0.0, min(self.max_delay, wanted))
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnResult:
+    """What one turn produced."""
+
+    __module__ = "harness_conformance"
+
+    turn: int
+    """The turn number."""
+    reason: dict[str, Any]
+    """The ``turn/end`` reason: ``completed``, ``max-tokens``, ``aborted`` or ``error``."""
+    text: str
+    """The text of the last assistant message."""
+    tool_results: tuple[ToolExecutionResult, ...]
+    """Every tool result of the turn, in call order."""
+    events: tuple[DurableEvent, ...]
+    """The durable events of the turn."""
+    error: BaseException | None = None
+    """The exception that ended the turn, when one did."""
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Agent:
+    """An agent over ``model`` with ``tools``; see the module docstring."""
+
+    __module__ = "harness_conformance"
+
+    def __init__(
+        self,
+        model: Model,
+        tools: ToolRegistry | Iterable[Tool] = (),
+        *,
+        system: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+        listeners: Iterable[object] = (),
+        invariants: str | None = None,
+        retry: RetryPolicy | None = None,
+        max_parallel_tool_calls: int | None = None,
+        clock: Callable[[], int] = _now_ms,
+        sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
+        new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
+    ) -> None:
+        self.model = model
+        self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        self.system = system
+        self.settings = dict(settings or {})
+        self.retry = retry or RetryPolicy()
+        if max_parallel_tool_calls is not None and max_parallel_tool_calls < 1:
+            raise ValueError("max_parallel_tool_calls must be at least 1")
+        self.max_parallel_tool_calls = max_parallel_tool_calls
+        self.clock = clock
+        self.sleep = sleep
+        self.new_id = new_id
+        self.status: Status = "idle"
+        self.events: list[DurableEvent] = []
+        self.history: list[dict[str, Any]] = []
+        self.turns = 0
+        self._listeners: list[object] = list(listeners)
+        self.tools.add_listener(_Forward(self))
+        self._seq = 0
+        self._scope: anyio.CancelScope | None = None
+        profile = invariants if invariants is not None else os.environ.get("HARNESS_INVARIANTS")
+        if profile and profile != "off":
+            from ..invariants import InvariantChecker
+
+            self.checker: Any = InvariantChecker(profile)
+            self._listeners.insert(0, self.checker)
+        else:
+            self.checker = None
+
+    # -- listeners and events ---------------------------------------------------------
+
+    def add_listener(self, listener: object) -> None:
+        """Send every later event to ``listener.on_event``."""
+        self._listeners.append(listener)
+
+    def emit(self, event: Event) -> None:
+        """Hand an event to every listener, in order."""
+        for listener in self._listeners:
+            listener.on_event(event)  # type: ignore[attr-defined]
+
+    def durable(self, cls: Callable[..., _E], **fields: Any) -> _E:
+        """Create a durable event with the next seq, record it and emit it."""
+        event = cls(seq=self._seq, time=self.clock(), **fields)
+        self._seq += 1
+        self.events.append(event)  # type: ignore[arg-type]
+        self.emit(event)  # type: ignore[arg-type]
+        return event
+
+    def _set_status(self, status: Status) -> None:
+        if status != self.status:
+            self.status = status
+            self.emit(AgentStatusEvent(time=self.clock(), status=status))
+
+    def _settle(self) -> None:
+        """Back to ``idle`` after a turn, unless the agent was disposed meanwhile."""
+        if self.status == "running":
+            self._set_status("idle")
+
+    # -- running ----------------------------------------------------------------------
+
+    async def run(self, prompt: str) -> TurnResult:
+        """Run one turn for a user prompt; cancelling `cancel` (or the caller) aborts it."""
+        from ._turn import Turn
+
+        if self.status == "disposed":
+            raise RuntimeError("the agent is disposed; create a new one")
+        if self.status == "running":
+            raise RuntimeError("a turn is already running; await it or cancel it first")
+        self._set_status("running")
+        self.turns += 1
+        turn = Turn(self, self.turns)
+        try:
+            with anyio.CancelScope() as scope:
+                self._scope = scope
+                await turn.run(prompt)
+        finally:
+            self._scope = None
+            self._settle()
+        return turn.result()
+
+    def run_sync(self, prompt: str) -> TurnResult:
+        """`run` from synchronous code (starts an event loop)."""
+        return anyio.run(self.run, prompt)
+
+    def cancel(self) -> None:
+        """Abort the running turn: it ends ``aborted``; `run` returns normally."""
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def aclose(self) -> None:
+        """Dispose of the agent: cancel a running turn, then status ``disposed``."""
+        self.cancel()
+        self._set_status("disposed")
+
+    async def __aenter__(self) -> Agent:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+class _Forward:
+    """Passes the registry's tool waterfall events on to the agent's listeners."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def on_event(self, event: Event) -> None:
+        self.agent.emit(event)
+
+
+def run_sync(agent: Agent, prompt: str) -> TurnResult:
+    """Run one turn of ``agent`` from synchronous code."""
+    return agent.run_sync(prompt)
