@@ -23,7 +23,8 @@ from .errors import (
     error_chain,
     error_info,
 )
-from .models import ScriptedModel
+from .invariants import InvariantChecker, Violation, check_log
+from .models import OpenAICompatibleModel, ScriptedModel
 from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
 from .session_log import (
     SessionHeader,
@@ -42,9 +43,11 @@ __all__ = [
     "Agent",
     "CassetteError",
     "HarnessError",
+    "InvariantChecker",
     "InvariantError",
     "LlmError",
     "LlmFailure",
+    "OpenAICompatibleModel",
     "RetryPolicy",
     "SchemaError",
     "SchemaProblem",
@@ -61,6 +64,8 @@ __all__ = [
     "ToolOutputError",
     "ToolRegistry",
     "TurnResult",
+    "Violation",
+    "check_log",
     "define_tool",
     "error_chain",
     "error_info",

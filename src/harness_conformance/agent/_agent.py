@@ -176,8 +176,22 @@ class Agent:
         return turn.result()
 
     def run_sync(self, prompt: str) -> TurnResult:
-        """`run` from synchronous code (starts an event loop)."""
-        return anyio.run(self.run, prompt)
+        """`run` from synchronous code: one event loop for the turn, and the model's
+        connections (bound to that loop) closed after it."""
+
+        async def once() -> TurnResult:
+            try:
+                return await self.run(prompt)
+            finally:
+                await self._close_model()
+
+        return anyio.run(once)
+
+    async def _close_model(self) -> None:
+        close = getattr(self.model, "aclose", None)
+        if close is not None:
+            with anyio.CancelScope(shield=True):
+                await close()
 
     def cancel(self) -> None:
         """Abort the running turn: it ends ``aborted``; `run` returns normally."""
@@ -188,6 +202,7 @@ class Agent:
         """Dispose of the agent: cancel a running turn, then status ``disposed``."""
         self.cancel()
         self._set_status("disposed")
+        await self._close_model()
 
     async def __aenter__(self) -> Agent:
         return self

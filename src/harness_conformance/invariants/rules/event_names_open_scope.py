@@ -1,0 +1,38 @@
+"""``event-names-open-scope`` (strict): chunk, assistant/message, tool/call, tool/result
+and step/end name the open turn and step.
+
+An event of those types outside any step names a scope that is not open, so it is a
+violation too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._scope import Handlers, Scope
+
+__all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
+
+RULE_ID = "event-names-open-scope"
+STATEMENT = "chunk, assistant/message, tool/call, tool/result, step/end name the open turn and step"
+STRICT_ONLY = True
+
+_TYPES = ("assistant/chunk", "assistant/message", "tool/call", "tool/result", "step/end")
+
+
+class Rule:
+    """Compares an event's turn and step with the shared scope."""
+
+    __slots__ = ("_scope",)
+
+    def __init__(self, scope: Scope) -> None:
+        self._scope = scope
+
+    def handlers(self) -> Handlers:
+        return dict.fromkeys(_TYPES, self.check)
+
+    def check(self, event: Any) -> str | None:
+        scope = self._scope
+        if event.step != scope.step or event.turn != scope.turn:
+            return f"{event.type} names turn {event.turn} step {event.step}, but {scope.describe()}"
+        return None

@@ -1,0 +1,242 @@
+"""`OpenAICompatibleModel`: any chat-completions API through the official ``openai`` SDK.
+
+DeepSeek is the default (``https://api.deepseek.com``, ``deepseek-chat``); any
+OpenAI-compatible base URL works. Each call is one streamed
+``chat.completions.create`` with ``stream_options.include_usage`` on and SDK retries
+off (the agent loop owns retries). Wire chunks become our chunks as described in
+`harness_conformance.models._chat_stream`; SDK and HTTP failures become `LlmError` as
+described in `harness_conformance.models._errors`.
+
+The API key comes from ``api_key=``, else from the environment when the first call is
+made, so a model can be built (for replay, for a listing) without any key:
+``OPENAI_API_KEY`` for OpenAI hosts (``openai.com`` and its subdomains), and
+``DEEPSEEK_API_KEY`` then ``OPENAI_API_KEY`` for every other host. No key raises
+``LlmError`` with code MISSING_CREDENTIAL at that first call.
+
+The ``openai`` package is imported on first use, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Mapping
+from contextlib import suppress
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import anyio
+import anyio.lowlevel
+
+from ..errors import LlmError, LlmFailure
+from ..events import Chunk
+from ._base import ModelRequest
+from ._chat_stream import ChatStreamAssembler
+from ._errors import provider_errors
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+__all__ = ["DEEPSEEK_BASE_URL", "DEFAULT_TIMEOUT", "OpenAICompatibleModel", "credential_env_vars"]
+
+DEEPSEEK_BASE_URL = "https://api.deepseek.com"
+"""The base URL used when none is given."""
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds allowed for connecting and for each read; keep-alive comments reset it."""
+
+_CLOSE_TIMEOUT = 2.0
+_EVENT_STREAM = "text/event-stream"
+
+
+def credential_env_vars(base_url: str) -> tuple[str, ...]:
+    """The environment variables searched for an API key, in order, for ``base_url``."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "openai.com" or host.endswith(".openai.com"):
+        return ("OPENAI_API_KEY",)
+    return ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
+
+
+def _wire_dict(item: object) -> object:
+    """The SDK's chunk object back as the JSON it was read from (unknown keys kept)."""
+    dump = getattr(item, "model_dump", None)
+    if callable(dump):
+        return dump(mode="python", exclude_unset=True, warnings=False)
+    return item
+
+
+class OpenAICompatibleModel:
+    """A `Model` backed by a chat-completions endpoint (DeepSeek by default).
+
+    ``client`` takes a ready ``openai.AsyncOpenAI`` (its own base URL, key, timeout and
+    retries are then used, and ``base_url``, ``api_key``, ``timeout`` and
+    ``max_retries`` must be left out). ``extra_body`` is merged into every request
+    body; request settings override it, and a ``model`` setting overrides ``model``.
+    Close the model (``await model.aclose()`` or ``async with model``) to release
+    the connections of the client it built.
+    """
+
+    __module__ = "harness_conformance"
+
+    def __init__(
+        self,
+        model: str = "deepseek-chat",
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: AsyncOpenAI | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+    ) -> None:
+        if client is not None and not (
+            base_url is None and api_key is None and timeout is None and max_retries is None
+        ):
+            raise ValueError(
+                "pass base_url, api_key, timeout and max_retries to the client you built, "
+                "or leave client out and let the model build one"
+            )
+        self._model = model
+        self._base_url = base_url if base_url is not None else DEEPSEEK_BASE_URL
+        self._api_key = api_key
+        self._given_client = client
+        self._timeout = DEFAULT_TIMEOUT if timeout is None else timeout
+        self._max_retries = 0 if max_retries is None else max_retries
+        self._extra_body = dict(extra_body or {})
+        self._owned: AsyncOpenAI | None = None
+        self._owned_loop: object = None
+
+    @property
+    def name(self) -> str:
+        """The model name sent with every request (unless settings override it)."""
+        return self._model
+
+    @property
+    def base_url(self) -> str:
+        """Where requests go."""
+        if self._given_client is not None:
+            return str(self._given_client.base_url)
+        return self._base_url
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleModel({self._model!r}, base_url={self.base_url!r})"
+
+    # -- the client -------------------------------------------------------------------
+
+    def _api_key_now(self) -> str:
+        if self._api_key:
+            return self._api_key
+        names = credential_env_vars(self._base_url)
+        for name in names:
+            value = os.environ.get(name, "").strip()
+            if value:
+                return value
+        wanted = " or ".join(names)
+        raise LlmError(
+            LlmFailure(
+                message=(
+                    f"no API key for {self._base_url}: pass api_key= to "
+                    f"OpenAICompatibleModel or set {wanted}"
+                ),
+                code="MISSING_CREDENTIAL",
+            )
+        )
+
+    def _client(self) -> AsyncOpenAI:
+        """The SDK client for this event loop; built on first use in each loop, since
+        its connection pool belongs to the loop that opened it."""
+        if self._given_client is not None:
+            return self._given_client
+        loop = anyio.lowlevel.current_token()
+        if self._owned is not None and self._owned_loop == loop:
+            return self._owned
+        key = self._api_key_now()
+        from openai import AsyncOpenAI
+
+        self._owned = AsyncOpenAI(
+            api_key=key,
+            base_url=self._base_url,
+            timeout=self._timeout,
+            max_retries=self._max_retries,
+        )
+        self._owned_loop = loop
+        return self._owned
+
+    async def aclose(self) -> None:
+        """Close the client this model built in the running event loop (a client passed
+        in is left open). Call it before the loop ends, or the client's idle connections
+        are left for the garbage collector."""
+        owned, self._owned = self._owned, None
+        if owned is not None and self._owned_loop == anyio.lowlevel.current_token():
+            await owned.close()
+
+    async def __aenter__(self) -> OpenAICompatibleModel:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- one call ---------------------------------------------------------------------
+
+    def _call_arguments(self, request: ModelRequest) -> dict[str, Any]:
+        body = {**self._extra_body, **request.body()}
+        body.pop("stream", None)
+        options = body.pop("stream_options", None)
+        arguments: dict[str, Any] = {
+            "model": body.pop("model", None) or self._model,
+            "messages": body.pop("messages"),
+            "stream": True,
+            "stream_options": {**(options or {}), "include_usage": True},
+        }
+        tools = body.pop("tools", None)
+        if tools:
+            arguments["tools"] = tools
+        if body:
+            # Everything else travels as-is in the JSON body, whether or not this SDK
+            # version has a keyword for it (DeepSeek's ``thinking``, ``max_tokens``...).
+            arguments["extra_body"] = body
+        return arguments
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]:
+        """Stream one call's chunks; raise `LlmError` for provider failures."""
+        client = self._client()
+        arguments = self._call_arguments(request)
+        with provider_errors():
+            stream = await client.chat.completions.create(**arguments)
+        try:
+            headers = stream.response.headers
+            request_id = headers.get("x-request-id")
+            content_type = headers.get("content-type", _EVENT_STREAM)
+            if not content_type.lower().startswith(_EVENT_STREAM):
+                raise LlmError(
+                    LlmFailure(
+                        message=(
+                            "the provider answered a streamed request with content-type "
+                            f"{content_type!r} instead of an event stream"
+                        ),
+                        code="MALFORMED_RESPONSE",
+                        status=stream.response.status_code,
+                        request_id=request_id,
+                    )
+                )
+            assembler = ChatStreamAssembler(request_id=request_id)
+            items = stream.__aiter__()
+            while True:
+                with provider_errors(request_id):
+                    try:
+                        item = await items.__anext__()
+                    except StopAsyncIteration:
+                        break
+                for chunk in assembler.feed(_wire_dict(item)):
+                    yield chunk
+            for chunk in assembler.finish():
+                yield chunk
+        finally:
+            # Release the connection even when the caller was cancelled mid-stream.
+            with anyio.move_on_after(_CLOSE_TIMEOUT, shield=True), suppress(Exception):
+                await stream.close()

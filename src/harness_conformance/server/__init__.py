@@ -1,0 +1,41 @@
+"""A scripted OpenAI-compatible model server on 127.0.0.1, for tests over real sockets.
+
+`LoopbackModelServer` answers ``POST /v1/chat/completions`` (and
+``/chat/completions``) with the next entry of its script: a streamed or JSON
+completion (`TextResponse`, `ToolCallsResponse`), an HTTP error (`ErrorResponse`),
+raw bytes (`MalformedResponse`) or a stall (`HangResponse`). It records every request
+and fails `assert_consumed` when the script and the calls made do not line up::
+
+    with LoopbackModelServer([TextResponse("PONG")]) as server:
+        model = OpenAICompatibleModel("deepseek-chat", base_url=server.base_url, api_key="k")
+        ...
+    server.assert_consumed()
+"""
+
+from ._script import (
+    DEFAULT_USAGE,
+    ErrorResponse,
+    HangResponse,
+    MalformedResponse,
+    RecordedRequest,
+    Response,
+    ScriptEntry,
+    TextResponse,
+    ToolCallsResponse,
+)
+from ._server import LoopbackModelServer
+from ._wire import KEEP_ALIVE
+
+__all__ = [
+    "DEFAULT_USAGE",
+    "KEEP_ALIVE",
+    "ErrorResponse",
+    "HangResponse",
+    "LoopbackModelServer",
+    "MalformedResponse",
+    "RecordedRequest",
+    "Response",
+    "ScriptEntry",
+    "TextResponse",
+    "ToolCallsResponse",
+]

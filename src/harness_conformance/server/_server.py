@@ -1,0 +1,340 @@
+"""`LoopbackModelServer`: a scripted OpenAI-compatible HTTP server on 127.0.0.1.
+
+The server runs `http.server.ThreadingHTTPServer` in a background thread on a free
+loopback port and answers ``POST /v1/chat/completions`` and ``POST /chat/completions``
+with the next script entry. Responses use HTTP/1.1: JSON bodies carry a
+``content-length``, event streams use chunked transfer encoding and are flushed event
+by event, so a client sees them arrive in pieces.
+
+Nothing it does is unbounded: request bodies are capped, idle connections time out,
+a hang lasts at most its ``limit``, and `stop` wakes every stalled handler by shutting
+its socket down before joining the threads with a timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import select
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+import anyio.to_thread
+
+from ..models.scripted import ScriptError
+from . import _wire
+from ._script import (
+    ErrorResponse,
+    HangResponse,
+    MalformedResponse,
+    RecordedRequest,
+    Response,
+    ScriptEntry,
+    TextResponse,
+    ToolCallsResponse,
+)
+
+__all__ = ["LoopbackModelServer"]
+
+_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+_MAX_BODY = 16 * 1024 * 1024
+_IDLE_TIMEOUT = 10.0
+_JOIN_TIMEOUT = 5.0
+_WAKE_INTERVAL = 0.25
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: LoopbackModelServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = _IDLE_TIMEOUT
+    server: _HTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.owner._untrack(self.connection)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep test output quiet; `LoopbackModelServer.requests` records everything."""
+
+    def do_POST(self) -> None:
+        self.server.owner._serve(self)
+
+    def do_GET(self) -> None:
+        self.send_json(404, {"error": {"message": "only POST is served", "type": "not_found"}})
+
+    # -- writing ----------------------------------------------------------------------
+
+    def send_json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
+        self.send_bytes(status, _wire.encode_json(value), "application/json", headers)
+
+    def send_bytes(
+        self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
+    ) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def start_stream(self, headers: dict[str, str]) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream; charset=utf-8")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+
+    def send_frame(self, frame: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+        self.wfile.flush()
+
+    def end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+
+class LoopbackModelServer:
+    """A real chat-completions server on 127.0.0.1 that plays ``script``.
+
+    Use it as a context manager (``with`` or ``async with``); `base_url` is what an
+    OpenAI client needs. Every request is recorded in `requests`; `assert_consumed`
+    fails when entries were left unplayed or when requests arrived that the script
+    could not answer (those got an HTTP 500 naming the problem).
+    """
+
+    __test__ = False
+
+    def __init__(self, script: Sequence[ScriptEntry] = ()) -> None:
+        self.script: list[ScriptEntry] = list(script)
+        self.requests: list[RecordedRequest] = []
+        self.problems: list[str] = []
+        """Requests the script could not answer, described for `assert_consumed`."""
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._connections: dict[socket.socket, threading.Thread] = {}
+        self._httpd: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._ids = itertools.count(1)
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    def start(self) -> LoopbackModelServer:
+        """Bind a free loopback port and serve in a background thread."""
+        if self._httpd is not None or self._stopping.is_set():
+            raise RuntimeError("a LoopbackModelServer starts once")
+        httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.01},
+            name=f"loopback-model-server:{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, drop every open connection and wait (bounded) for handlers."""
+        self._stopping.set()
+        httpd, self._httpd = self._httpd, None
+        if httpd is None:
+            return
+        httpd.shutdown()
+        with self._lock:
+            connections = dict(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+        httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(_JOIN_TIMEOUT)
+        for thread in connections.values():
+            thread.join(_JOIN_TIMEOUT)
+
+    def __enter__(self) -> LoopbackModelServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> LoopbackModelServer:
+        return self.start()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await anyio.to_thread.run_sync(self.stop)
+
+    # -- addresses and script state ---------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The bound port; the server must be running."""
+        if self._httpd is None:
+            raise RuntimeError("the LoopbackModelServer is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``, the ``base_url`` for an OpenAI client."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def remaining(self) -> int:
+        """Script entries not yet played."""
+        return max(0, len(self.script) - len(self.requests))
+
+    def assert_consumed(self) -> None:
+        """Fail when entries were left unplayed or requests went unanswered."""
+        messages = list(self.problems)
+        if self.remaining:
+            messages.append(
+                f"{self.remaining} of {len(self.script)} scripted responses were never "
+                "requested; remove them or make more calls"
+            )
+        if messages:
+            raise ScriptError("LoopbackModelServer: " + "; ".join(messages))
+
+    # -- request handling (handler threads) -------------------------------------------
+
+    def _track(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._connections[connection] = threading.current_thread()
+
+    def _untrack(self, connection: socket.socket) -> None:
+        with self._lock:
+            self._connections.pop(connection, None)
+
+    def _problem(self, handler: _Handler, message: str) -> None:
+        with self._lock:
+            self.problems.append(message)
+        handler.send_json(500, {"error": {"message": message, "type": "loopback_script_error"}})
+
+    def _serve(self, handler: _Handler) -> None:
+        try:
+            length = int(handler.headers.get("content-length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= _MAX_BODY:
+            handler.close_connection = True
+            handler.send_json(400, {"error": {"message": "bad or too large content-length"}})
+            return
+        raw = handler.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = None
+        request = RecordedRequest(
+            method=handler.command,
+            path=handler.path.split("?", 1)[0],
+            headers={name.lower(): value for name, value in handler.headers.items()},
+            body=body,
+            raw=raw,
+        )
+        with self._lock:
+            self.requests.append(request)
+            number = len(self.requests)
+        if request.path not in _PATHS:
+            self._problem(handler, f"request {number} went to unknown path {request.path!r}")
+            return
+        if number > len(self.script):
+            self._problem(
+                handler,
+                f"request {number} arrived but the script has only {len(self.script)} "
+                "responses; add responses to the script",
+            )
+            return
+        entry = self.script[number - 1]
+        if not isinstance(entry, _RESPONSE_TYPES):
+            try:
+                entry = entry(request)
+            except Exception as exc:
+                self._problem(handler, f"script entry {number} raised {exc!r}")
+                return
+        try:
+            self._answer(handler, request, entry, number)
+        except (BrokenPipeError, ConnectionError, TimeoutError, OSError):
+            handler.close_connection = True
+
+    def _answer(
+        self, handler: _Handler, request: RecordedRequest, entry: Response, number: int
+    ) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model") or "loopback")
+        completion_id = f"chatcmpl-loopback-{number}"
+        created = int(time.time())
+        if isinstance(entry, ErrorResponse):
+            data, content_type = _wire.error_body(entry)
+            handler.send_bytes(entry.status, data, content_type, dict(entry.headers))
+        elif isinstance(entry, MalformedResponse):
+            handler.send_bytes(200, entry.raw, entry.content_type, dict(entry.headers))
+        elif isinstance(entry, HangResponse):
+            if entry.headers_first:
+                handler.start_stream({})
+                chunks = _wire.hang_chunks(
+                    entry, completion_id=completion_id, model=model, created=created
+                )
+                for frame in _wire.sse_frames(chunks, keep_alive=False, done=False):
+                    handler.send_frame(frame)
+            self._stall(handler, entry.limit)
+            handler.close_connection = True
+        elif request.streamed:
+            chunks = _wire.completion_chunks(
+                entry, completion_id=completion_id, model=model, created=created
+            )
+            handler.start_stream(dict(entry.headers))
+            for frame in _wire.sse_frames(chunks, keep_alive=entry.keep_alive, done=entry.done):
+                handler.send_frame(frame)
+            handler.end_stream()
+        else:
+            value = _wire.completion_object(
+                entry, completion_id=completion_id, model=model, created=created
+            )
+            handler.send_json(200, value, dict(entry.headers))
+
+    def _stall(self, handler: _Handler, limit: float) -> None:
+        """Wait until the client hangs up, the server stops, or ``limit`` passes."""
+        deadline = time.monotonic() + limit
+        connection = handler.connection
+        while not self._stopping.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            readable, _, _ = select.select([connection], [], [], min(left, _WAKE_INTERVAL))
+            if readable:
+                # End of file (the client closed, or `stop` shut the socket down) or
+                # unexpected bytes: either way this response is over.
+                return
+
+
+_RESPONSE_TYPES = (TextResponse, ToolCallsResponse, ErrorResponse, MalformedResponse, HangResponse)
