@@ -17,7 +17,7 @@ Event types this module does not know are read as `OpaqueEvent`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
@@ -456,25 +456,60 @@ EVENT_TYPES: Mapping[str, type[Any]] = {c.type: c for c in _EVENT_CLASSES}
 # -- JSON ---------------------------------------------------------------------------
 
 
-def _data_fields(cls: type[Any]) -> list[tuple[str, str, bool]]:
-    """(attribute, JSON key, optional) for each modelled ``data`` field of a class."""
+_KINDS: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "str": (str,),
+    "bool": (bool,),
+    "JsonObject": (dict,),
+    "list[Any]": (list,),
+    "Chunk": (dict,),
+}
+
+
+def _accepts(annotation: str) -> Callable[[Any], bool]:
+    """A check that a JSON value fits a field's annotation (``None`` allowed when optional)."""
+    parts = [p.strip() for p in annotation.split("|")]
+    allowed: set[Any] = set()
+    kinds: tuple[type, ...] = ()
+    for part in parts:
+        if part == "None":
+            allowed.add(None)
+        elif part.startswith("Literal["):
+            allowed.update(v.strip().strip("'\"") for v in part[8:-1].split(","))
+        else:
+            kinds += _KINDS[part]
+
+    def check(value: Any) -> bool:
+        if type(value) is bool and bool not in kinds:
+            return value in allowed
+        return (
+            isinstance(value, kinds)
+            or (type(value) is str and value in allowed)
+            or (value is None and None in allowed)
+        )
+
+    return check
+
+
+def _data_fields(cls: type[Any]) -> list[tuple[str, str, bool, Callable[[Any], bool]]]:
+    """(attribute, JSON key, optional, type check) for each modelled ``data`` field."""
     out = []
     for f in dataclasses.fields(cls):
         if f.name in _BASE_FIELDS:
             continue
         optional = f.default is None
-        out.append((f.name, _camel(f.name), optional))
+        out.append((f.name, _camel(f.name), optional, _accepts(str(f.type))))
     return out
 
 
-_FIELDS: dict[type[Any], list[tuple[str, str, bool]]] = {
+_FIELDS: dict[type[Any], list[tuple[str, str, bool, Callable[[Any], bool]]]] = {
     cls: _data_fields(cls) for cls in (*_CHUNK_CLASSES, *_EVENT_CLASSES)
 }
 
 
 def _data_to_json(obj: Any) -> JsonObject:
     data: JsonObject = {}
-    for attr, key, optional in _FIELDS[type(obj)]:
+    for attr, key, optional, _ in _FIELDS[type(obj)]:
         value = getattr(obj, attr)
         if optional and value is None:
             continue
@@ -486,13 +521,16 @@ def _data_to_json(obj: Any) -> JsonObject:
 def _data_from_json(cls: type[Any], data: Mapping[str, Any], where: str) -> dict[str, Any]:
     kwargs: dict[str, Any] = {}
     known = set()
-    for attr, key, optional in _FIELDS[cls]:
+    for attr, key, optional, accepts in _FIELDS[cls]:
         known.add(key)
         if key not in data:
             if optional:
                 continue
             raise ValueError(f"{where}: {cls.type!r} needs data key {key!r}")
         value = data[key]
+        if not accepts(value):
+            shown = repr(value)[:60]
+            raise ValueError(f"{where}: {cls.type!r} data key {key!r} cannot be {shown}")
         kwargs[attr] = chunk_from_json(value, f"{where}.chunk") if attr == "chunk" else value
     kwargs["extra"] = {k: v for k, v in data.items() if k not in known}
     return kwargs

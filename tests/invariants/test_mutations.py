@@ -1,6 +1,7 @@
 """Every single mutation of a valid log is flagged by the rule it breaks.
 
-The valid logs are the hand-built scenarios and every upstream recording. For each,
+The valid logs are the hand-built scenarios, logs of our own agent loop (live events
+included) and every upstream recording. For each,
 `mutations` lists the drops, duplicates, moves, renumberings, stripped error codes and
 wrong status changes whose effect the log's structure determines, each with the rules
 that must fire; Hypothesis draws one log and one of its mutations. The same draw is
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from _invariant_logs import SCENARIOS
 from _invariant_mutations import Mutation, mutations
+from _loop_logs import LOOP_SCENARIOS
 from hypothesis import given, note
 from hypothesis import strategies as st
 
@@ -34,6 +36,7 @@ def _upstream_logs() -> dict[str, list[Any]]:
 
 BASE_LOGS: dict[str, list[Any]] = {
     **{f"hand-built {name}": make() for name, make in SCENARIOS.items()},
+    **{f"loop {name}": make() for name, make in LOOP_SCENARIOS.items()},
     **_upstream_logs(),
 }
 
@@ -62,7 +65,8 @@ def assert_flagged(mutation: Mutation) -> None:
 
 
 def test_the_base_logs_are_valid_and_upstream_is_included() -> None:
-    assert sum(not name.startswith("hand-built") for name in BASE_LOGS) >= 25
+    assert sum(not name.startswith(("hand-built", "loop")) for name in BASE_LOGS) >= 25
+    assert sum(name.startswith("loop") for name in BASE_LOGS) == len(LOOP_SCENARIOS)
     for name, events in BASE_LOGS.items():
         assert check_log(events) == [], name
 
@@ -89,8 +93,8 @@ def test_every_family_of_mutation_is_made() -> None:
     }
 
 
-@pytest.mark.parametrize("name", [n for n in BASE_LOGS if n.startswith("hand-built")])
-def test_every_mutation_of_the_hand_built_logs(name: str) -> None:
+@pytest.mark.parametrize("name", [n for n in BASE_LOGS if n.startswith(("hand-built", "loop"))])
+def test_every_mutation_of_the_hand_built_and_loop_logs(name: str) -> None:
     listed = mutations_of(name)
     assert listed
     for mutation in listed:
