@@ -21,6 +21,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from ._chunks import (
+    CHUNK_CLASSES,
+    CHUNK_TYPES,
+    BlockEndChunk,
+    BlockStartChunk,
+    Chunk,
+    FinishChunk,
+    ReasoningDeltaChunk,
+    TextDeltaChunk,
+    ToolCallDeltaChunk,
+    UsageChunk,
+)
+
 __all__ = [
     "CHUNK_TYPES",
     "EVENT_TYPES",
@@ -64,114 +77,6 @@ _BASE_FIELDS = frozenset({"type", "seq", "time", "extra", "envelope"})
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
-
-
-# -- chunks -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class _ChunkBase:
-    extra: JsonObject = field(default_factory=dict, repr=False)
-    """Chunk keys this module does not model, kept for a lossless round trip."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class BlockStartChunk(_ChunkBase):
-    """A content block opens at ``index``."""
-
-    type: Literal["block-start"] = "block-start"
-    index: int
-    """The block's position in the message."""
-    block_type: Literal["text", "reasoning", "tool-call"]
-    """What the block holds."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class TextDeltaChunk(_ChunkBase):
-    """More text for the text block at ``index``."""
-
-    type: Literal["text-delta"] = "text-delta"
-    index: int
-    """The block the text belongs to."""
-    text: str
-    """The new text."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReasoningDeltaChunk(_ChunkBase):
-    """More reasoning for the reasoning block at ``index``."""
-
-    type: Literal["reasoning-delta"] = "reasoning-delta"
-    index: int
-    """The block the reasoning belongs to."""
-    text: str
-    """The new reasoning text."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCallDeltaChunk(_ChunkBase):
-    """More argument text for the tool-call block at ``index``."""
-
-    type: Literal["tool-call-delta"] = "tool-call-delta"
-    index: int
-    """The block the call belongs to."""
-    id: str
-    """The call id the model gave."""
-    name: str | None = None
-    """The tool name, on the deltas that carry it."""
-    arguments_delta: str
-    """The next piece of the raw argument JSON text."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class BlockEndChunk(_ChunkBase):
-    """The block at ``index`` is complete; ``block`` is its final content when given."""
-
-    type: Literal["block-end"] = "block-end"
-    index: int
-    """The block that closed."""
-    block: JsonObject | None = None
-    """The whole block, e.g. ``{"type": "text", "text": ...}``."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class UsageChunk(_ChunkBase):
-    """Token usage of the model call; comes before ``finish``."""
-
-    type: Literal["usage"] = "usage"
-    usage: JsonObject
-    """``inputTokens``, ``outputTokens`` and friends."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class FinishChunk(_ChunkBase):
-    """The model call ended; nothing follows it in the same call."""
-
-    type: Literal["finish"] = "finish"
-    reason: JsonObject
-    """``{"kind": "stop" | "tool-calls" | "max-tokens"}`` or ``{"kind": "aborted" |
-    "error", "failure": {"message", "code"}}``."""
-
-
-Chunk: TypeAlias = (
-    BlockStartChunk
-    | TextDeltaChunk
-    | ReasoningDeltaChunk
-    | ToolCallDeltaChunk
-    | BlockEndChunk
-    | UsageChunk
-    | FinishChunk
-)
-_CHUNK_CLASSES: tuple[type[Any], ...] = (
-    BlockStartChunk,
-    TextDeltaChunk,
-    ReasoningDeltaChunk,
-    ToolCallDeltaChunk,
-    BlockEndChunk,
-    UsageChunk,
-    FinishChunk,
-)
-CHUNK_TYPES: Mapping[str, type[Any]] = {c.type: c for c in _CHUNK_CLASSES}
 
 
 # -- durable events -----------------------------------------------------------------
@@ -503,7 +408,7 @@ def _data_fields(cls: type[Any]) -> list[tuple[str, str, bool, Callable[[Any], b
 
 
 _FIELDS: dict[type[Any], list[tuple[str, str, bool, Callable[[Any], bool]]]] = {
-    cls: _data_fields(cls) for cls in (*_CHUNK_CLASSES, *_EVENT_CLASSES)
+    cls: _data_fields(cls) for cls in (*CHUNK_CLASSES, *_EVENT_CLASSES)
 }
 
 
