@@ -1,4 +1,4 @@
-"""Hypothesis settings profiles for the test suite.
+"""Hypothesis settings profiles for the test suite, and pytester for the plugin tests.
 
 ``ci`` is derandomized so a run is reproducible; ``dev`` draws more examples. The
 ``HYPOTHESIS_PROFILE`` environment variable picks a profile explicitly; otherwise a
@@ -8,6 +8,8 @@ set ``CI`` variable selects ``ci`` and anything else ``dev``.
 import os
 
 from hypothesis import HealthCheck, settings
+
+pytest_plugins = ["pytester"]
 
 settings.register_profile(
     "ci",

@@ -81,3 +81,6 @@ __all__ = [
 ]
 
 __version__ = "0.1.0.dev0"
+
+pytest_plugins = ["harness_conformance.plugin"]
+"""Lets ``pytest -p harness_conformance`` find the hooks when plugin autoloading is off."""

@@ -1,5 +1,73 @@
 """The pytest entry point of harness-conformance (``pytest -p harness_conformance``).
 
-This module is wiring only. Loading it imports nothing beyond pytest itself: vcrpy,
-syrupy and Hypothesis are imported inside the fixtures and hooks that need them.
+Wiring only: the option group, ini keys, markers, fixtures and hooks. Logic lives in
+sibling modules. Loading this module imports nothing heavy: vcrpy, syrupy and
+Hypothesis are imported inside the fixtures and hooks that use them.
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+_PROFILES = ("off", "seed", "strict")
+_PATHS_KEY = pytest.StashKey[dict[str, Path]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("harness-conformance", "harness-conformance: cassettes and invariants")
+    options: list[tuple[str, dict[str, Any], str, str]] = [
+        ("--hc-record-mode", {"choices": _MODES}, "hc_record_mode",
+         "cassette record mode (default none; forced to none when CI is set unless given)"),
+        ("--hc-cassette-dir", {}, "hc_cassette_dir",
+         "folder of cassettes (default fixtures/cassettes)"),
+        ("--hc-invariants", {"choices": _PROFILES}, "hc_invariants",
+         "invariant profile for replays (default strict)"),
+        ("--hc-model", {}, "hc_model", "model name for recording (default deepseek-chat)"),
+        ("--hc-base-url", {}, "hc_base_url", "base URL of the model API when recording"),
+    ]  # fmt: skip
+    for flag, extra, ini, help_text in options:
+        group.addoption(flag, dest=ini, default=None, help=help_text, **extra)
+        parser.addini(ini, help_text)
+    group.addoption(
+        "--hc-strict-cassettes",
+        dest="hc_strict_cassettes",
+        action="store_true",
+        default=None,
+        help="also fail tests that load a cassette and leave interactions unplayed",
+    )
+    parser.addini("hc_strict_cassettes", "as --hc-strict-cassettes", type="bool", default=False)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in (
+        "hc_cassette(name=None, record_mode=None): this test's cassette name and record mode",
+        "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
+        "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
+    ):
+        config.addinivalue_line("markers", line)
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    from ._pytest_settings import check_cassette_paths
+
+    config.stash[_PATHS_KEY] = check_cassette_paths(config, items)
+
+
+@pytest.fixture
+def invariants(request: pytest.FixtureRequest) -> str:
+    """The invariant profile of this test: ``off``, ``seed`` or ``strict``."""
+    from ._pytest_settings import invariant_profile
+
+    return invariant_profile(request.node)

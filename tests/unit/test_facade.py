@@ -27,7 +27,10 @@ def _public_names(module: object) -> set[str]:
     return {
         name
         for name, value in vars(module).items()
-        if name.isidentifier() and not name.startswith("_") and not inspect.ismodule(value)
+        if name.isidentifier()
+        and not name.startswith("_")
+        and not inspect.ismodule(value)
+        and name != "pytest_plugins"
     }
 
 

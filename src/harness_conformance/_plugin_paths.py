@@ -1,0 +1,37 @@
+"""Where a test's cassette lives: ``<cassette dir>/<test module>/<test name>.yaml``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+__all__ = ["cassette_path", "collisions", "sanitize"]
+
+_UNSAFE = re.compile(r'[\x00-\x1f<>:"/\\|?*]+')
+
+
+def sanitize(name: str) -> str:
+    """A file name from a test name: characters unsafe on common file systems become ``_``."""
+    cleaned = _UNSAFE.sub("_", name).strip(" .")
+    return cleaned or "_"
+
+
+def cassette_path(item: pytest.Item, directory: Path, name: str | None = None) -> Path:
+    """The cassette file of ``item``; ``name`` (from the ``hc_cassette`` marker) replaces
+    the test-name part."""
+    module = Path(str(getattr(item, "path", "") or item.nodeid.split("::")[0])).stem
+    if name is None:
+        parts = item.nodeid.split("::")[1:]
+        name = ".".join(parts) or item.name
+    return directory / sanitize(module) / f"{sanitize(name)}.yaml"
+
+
+def collisions(mapping: Iterable[tuple[str, Path]]) -> dict[Path, list[str]]:
+    """Files that more than one test maps to (by implicit naming), with the test ids."""
+    seen: dict[Path, list[str]] = {}
+    for nodeid, path in mapping:
+        seen.setdefault(path, []).append(nodeid)
+    return {path: ids for path, ids in seen.items() if len(ids) > 1}
