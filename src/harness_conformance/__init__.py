@@ -42,7 +42,10 @@ __all__ = [
     "AbortError",
     "Agent",
     "CassetteError",
+    "ForeignReplay",
+    "ForeignSession",
     "HarnessError",
+    "InvalidToolCall",
     "InvariantChecker",
     "InvariantError",
     "LlmError",
@@ -72,6 +75,7 @@ __all__ = [
     "from_json_schema",
     "parse_arguments",
     "read_session_log",
+    "replay_foreign",
     "run_sync",
     "s",
     "to_json_schema",
@@ -81,6 +85,26 @@ __all__ = [
 ]
 
 __version__ = "0.1.0.dev0"
+
+# Names whose modules import vcrpy or PyYAML load on first use, so importing the
+# package (and loading the pytest plugin) stays cheap.
+_LAZY = {
+    "ForeignReplay": ".cassettes._foreign_replay",
+    "ForeignSession": ".cassettes._foreign_replay",
+    "InvalidToolCall": ".cassettes._foreign_replay",
+    "replay_foreign": ".cassettes._foreign_replay",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 pytest_plugins = ["harness_conformance.plugin"]
 """Lets ``pytest -p harness_conformance`` find the hooks when plugin autoloading is off."""

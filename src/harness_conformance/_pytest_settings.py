@@ -1,14 +1,13 @@
 """Per-test settings of the pytest plugin: options, ini keys and markers combined.
 
 Precedence: a marker on the test, then the command line, then the ini file, then the
-default. The record mode defaults to ``none``; an ini default is ignored when the
-environment variable ``CI`` is set, so CI never records unless the command line or a
-marker asks for it.
+default. The record mode is resolved by `harness_conformance.cassettes.resolve_mode`:
+``--hc-record-mode`` wins; a marker or ini default is overridden by ``none`` when the
+environment variable ``CI`` is set, so CI never records unless the command line asks.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,10 @@ __all__ = [
     "check_cassette_paths",
     "invariant_profile",
     "option",
-    "record_mode",
     "unused_allowed",
 ]
 
 CASSETTE_DIR = "fixtures/cassettes"
-_MODES = ("none", "once", "new_episodes", "all", "rewrite")
 _PROFILES = ("off", "seed", "strict")
 
 
@@ -43,24 +40,6 @@ def cassette_dir(config: pytest.Config) -> Path:
     raw = option(config, "hc_cassette_dir") or CASSETTE_DIR
     path = Path(raw)
     return path if path.is_absolute() else config.rootpath / path
-
-
-def record_mode(item: pytest.Item) -> str:
-    """The test's record mode: the marker or ``--hc-record-mode`` when given; otherwise
-    the ``hc_record_mode`` ini key, except that ``CI`` in the environment forces
-    ``none``; otherwise ``none``."""
-    marker = item.get_closest_marker("hc_cassette")
-    mode = marker.kwargs.get("record_mode") if marker else None
-    if mode is None:
-        mode = item.config.getoption("hc_record_mode", default=None)
-    if mode is None:
-        mode = None if os.environ.get("CI") else (item.config.getini("hc_record_mode") or None)
-    mode = mode or "none"
-    if mode not in _MODES:
-        raise pytest.UsageError(
-            f"{item.nodeid}: record mode {mode!r} is not one of {', '.join(_MODES)}"
-        )
-    return str(mode)
 
 
 def invariant_profile(item: pytest.Item) -> str:

@@ -47,6 +47,7 @@ __all__ = [
     "ToolOutputError",
     "error_chain",
     "error_info",
+    "harness_error_of",
 ]
 
 UNKNOWN_CODE = "UNKNOWN"
@@ -365,7 +366,7 @@ def error_chain(exc: BaseException) -> str:
         parts: list[str] = []
         seen: list[object] = []
         previous: str | None = None
-        link: object = exc
+        link: object = _unwrap_group(exc)
         while True:
             if any(link is other for other in seen):
                 parts.append(_CIRCULAR)
@@ -378,9 +379,23 @@ def error_chain(exc: BaseException) -> str:
             link = _next_link(link)
             if link is None:
                 break
+            link = _unwrap_group(link)
         return ": ".join(parts)
     except Exception:
         return _UNRENDERABLE
+
+
+def _unwrap_group(exc: object) -> object:
+    """The lone member of an exception group (task groups wrap a single failure)."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def harness_error_of(exc: BaseException) -> HarnessError | None:
+    """``exc`` itself, or the lone `HarnessError` an exception group wraps, else None."""
+    found = _unwrap_group(exc)
+    return found if issubclass(type(found), HarnessError) else None  # type: ignore[return-value]
 
 
 def error_info(exc: object) -> dict[str, str] | None:

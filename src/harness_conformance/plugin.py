@@ -7,10 +7,14 @@ Hypothesis are imported inside the fixtures and hooks that use them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from ._pytest_cassette import HcCassette
 
 _MODES = ("none", "once", "new_episodes", "all", "rewrite")
 _PROFILES = ("off", "seed", "strict")
@@ -71,3 +75,28 @@ def invariants(request: pytest.FixtureRequest) -> str:
     from ._pytest_settings import invariant_profile
 
     return invariant_profile(request.node)
+
+
+@pytest.fixture
+def hc_cassette(request: pytest.FixtureRequest) -> Iterator[HcCassette]:
+    """This test's cassette, active for the whole test (recording or replaying)."""
+    from ._pytest_cassette import open_cassette
+
+    paths = request.config.stash.get(_PATHS_KEY, {})
+    with open_cassette(request.node, paths.get(request.node.nodeid)) as cassette:
+        yield cassette
+
+
+@pytest.fixture
+def hc_model(hc_cassette: HcCassette) -> Any:
+    """An `OpenAICompatibleModel` for this test: a placeholder key when replaying."""
+    return hc_cassette.model()
+
+
+@pytest.fixture
+def replay_session(hc_cassette: HcCassette, invariants: str, request: pytest.FixtureRequest) -> Any:
+    """``await replay_session(agent, prompts)``: run the agent under this test's cassette
+    with the invariant profile of the test; returns a `SessionRun`."""
+    from ._pytest_cassette import session_replayer
+
+    return session_replayer(hc_cassette, invariants, request.node)

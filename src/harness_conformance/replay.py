@@ -54,11 +54,13 @@ async def replay_session(
 ) -> SessionRun:
     """Run one turn per prompt and collect events, results and every violation.
 
-    The checker watches every event with ``profile`` (``seed`` or ``strict``); it
-    collects violations instead of stopping the run, so one replay reports them all.
+    The checker watches every event with ``profile`` (``seed`` or ``strict``; ``off``
+    runs none); it collects violations instead of stopping the run, so one replay
+    reports them all.
     """
-    checker = InvariantChecker(profile, raise_on_violation=False)
-    agent.add_listener(checker)
+    checker = None if profile == "off" else InvariantChecker(profile, raise_on_violation=False)
+    if checker is not None:
+        agent.add_listener(checker)
     turns: list[TurnResult] = []
     for prompt in prompts:
         turns.append(await agent.run(prompt))
@@ -74,5 +76,5 @@ async def replay_session(
         turns=tuple(turns),
         text=turns[-1].text if turns else "",
         tool_results=tuple(results),
-        violations=tuple(checker.violations),
+        violations=tuple(checker.violations) if checker is not None else (),
     )

@@ -28,6 +28,7 @@ from harness_conformance.errors import (
     ToolOutputError,
     error_chain,
     error_info,
+    harness_error_of,
 )
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -355,3 +356,14 @@ def test_info_never_raises_on_odd_input() -> None:
     del error.code
     assert error_info(error) is None
     assert error_info(None) is None
+
+
+def test_a_lone_exception_in_a_group_is_rendered_and_found() -> None:
+    inner = CassetteError("host example.invalid is blocked", code="NETWORK_BLOCKED")
+    group = ExceptionGroup("unhandled errors in a TaskGroup", [inner])
+    assert error_chain(group) == "host example.invalid is blocked"
+    assert harness_error_of(group) is inner
+    assert harness_error_of(ValueError("x")) is None
+    two = ExceptionGroup("two", [inner, ValueError("y")])
+    assert harness_error_of(two) is None
+    assert error_chain(two).startswith("two")

@@ -39,7 +39,9 @@ def test_all_is_sorted_and_matches_public_names(module: object) -> None:
     exported = list(module.__all__)  # type: ignore[attr-defined]
     assert exported == sorted(exported, key=_isort_key)
     assert len(set(exported)) == len(exported)
-    assert set(exported) == _public_names(module)
+    lazy = set(getattr(module, "_LAZY", {}))
+    assert set(exported) == _public_names(module) | lazy
+    assert all(getattr(module, name) is not None for name in exported)
 
 
 @pytest.mark.parametrize("module", [harness_conformance, harness_conformance.schema])

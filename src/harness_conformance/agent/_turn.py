@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ..errors import UNKNOWN_CODE, AbortError, LlmError, LlmFailure, error_chain
+from ..errors import (
+    UNKNOWN_CODE,
+    AbortError,
+    LlmError,
+    LlmFailure,
+    error_chain,
+    harness_error_of,
+)
 from ..events import (
     AgentErrorEvent,
     AssistantChunkEvent,
@@ -201,7 +208,9 @@ class Turn:
         except LlmError as exc:
             return exc.failure, exc, False
         except Exception as exc:
-            return LlmFailure(message=error_chain(exc), code=UNKNOWN_CODE), exc, False
+            own = harness_error_of(exc)
+            code = own.code if own is not None else UNKNOWN_CODE
+            return LlmFailure(message=error_chain(exc), code=code), exc, False
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:
@@ -215,11 +224,10 @@ class Turn:
             return failure, LlmError(failure), False
         if finish.get("kind") in ("error", "aborted"):
             raw = finish.get("failure") or {}
-            code = raw.get("code")
-            if not isinstance(code, str):
-                code = UNKNOWN_CODE
+            given = raw.get("code")
+            reported = given if isinstance(given, str) else UNKNOWN_CODE
             message = str(raw.get("message") or f"the model call ended: {finish.get('kind')}")
-            return LlmFailure(message=message, code=code), None, True
+            return LlmFailure(message=message, code=reported), None, True
         return None, None, True
 
     # -- tool calls -------------------------------------------------------------------

@@ -1,0 +1,110 @@
+"""Cassettes: record and replay model traffic with vcrpy (the format, scrubbing, files).
+
+`configure_vcr` (or `make_vcr`) sets up a ``vcr.VCR`` so that every cassette it writes
+is in the harness_conformance format, scrubbed of credentials, checked for leftover
+secrets and written atomically. `use_cassette` records or replays a block with our
+matcher, readable misses, unplayed-interaction checks and the offline guard.
+`replay_foreign` plays any recorded chat-completions traffic through the loop. The
+guides are ``docs/cassettes.md`` and ``docs/foreign-cassettes.md``.
+"""
+
+from . import _format as serializer
+from ._foreign_load import Interaction, load_foreign_cassette
+from ._foreign_replay import (
+    ForeignReplay,
+    ForeignSession,
+    InvalidToolCall,
+    areplay_foreign,
+    replay_foreign,
+)
+from ._format import (
+    FORMAT_VERSION,
+    KEPT_REQUEST_HEADERS,
+    KEPT_RESPONSE_HEADERS,
+    SERIALIZER_NAME,
+    decoded_response,
+    deserialize,
+    load_document,
+    serialize,
+)
+from ._guard import LOOPBACK_HOSTS, NetworkGuard, block_network
+from ._match import (
+    DEFAULT_VOLATILE,
+    MATCH_ON,
+    MatchingCassette,
+    json_body_matcher,
+    register_json_body,
+    unused_error,
+)
+from ._modes import (
+    DEFAULT_MODE,
+    MODES,
+    CassetteUse,
+    is_ci,
+    resolve_mode,
+    use_cassette,
+)
+from ._persist import CassettePersister, configure_vcr, make_vcr, write_atomically
+from ._secrets import (
+    MIN_SECRET_LENGTH,
+    REDACTED,
+    SECRET_ENV_VARS,
+    SECRET_HEADERS,
+    Scrubber,
+    SecretFinding,
+    find_secrets,
+    live_secrets,
+    refuse_secrets,
+)
+from ._sse import dump_json, parse_json, sse_items, sse_text
+
+__all__ = [
+    "DEFAULT_MODE",
+    "DEFAULT_VOLATILE",
+    "FORMAT_VERSION",
+    "KEPT_REQUEST_HEADERS",
+    "KEPT_RESPONSE_HEADERS",
+    "LOOPBACK_HOSTS",
+    "MATCH_ON",
+    "MIN_SECRET_LENGTH",
+    "MODES",
+    "REDACTED",
+    "SECRET_ENV_VARS",
+    "SECRET_HEADERS",
+    "SERIALIZER_NAME",
+    "CassettePersister",
+    "CassetteUse",
+    "ForeignReplay",
+    "ForeignSession",
+    "Interaction",
+    "InvalidToolCall",
+    "MatchingCassette",
+    "NetworkGuard",
+    "Scrubber",
+    "SecretFinding",
+    "areplay_foreign",
+    "block_network",
+    "configure_vcr",
+    "decoded_response",
+    "deserialize",
+    "dump_json",
+    "find_secrets",
+    "is_ci",
+    "json_body_matcher",
+    "live_secrets",
+    "load_document",
+    "load_foreign_cassette",
+    "make_vcr",
+    "parse_json",
+    "refuse_secrets",
+    "register_json_body",
+    "replay_foreign",
+    "resolve_mode",
+    "serialize",
+    "serializer",
+    "sse_items",
+    "sse_text",
+    "unused_error",
+    "use_cassette",
+    "write_atomically",
+]

@@ -1,0 +1,404 @@
+"""The harness_conformance cassette format: a vcrpy serializer.
+
+Register this module on a ``vcr.VCR`` with ``register_serializer(SERIALIZER_NAME,
+module)``; `serialize` and `deserialize` are the two functions vcrpy calls. A cassette
+is vcrpy YAML plus a ``harness_conformance`` header (``format``, ``library``,
+``recorded_at`` in UTC, and the ``model`` and ``host`` of the first request). Bodies
+are tagged mappings (JSON as structured YAML, server-sent events as event lists; see
+`harness_conformance.cassettes._sse`), compressed response bodies are decoded, and only
+the headers in `KEPT_REQUEST_HEADERS` and `KEPT_RESPONSE_HEADERS` are kept, with
+lower-case names. Loading gives back every body byte for byte. A document without the
+header is a stock vcrpy cassette and is passed through, with pydantic-ai
+``parsed_body`` entries turned back into bodies.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import importlib
+import json
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+import yaml
+from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
+
+from .. import __version__
+from ..errors import CassetteError
+from ._sse import BodyError, decode_body, encode_body
+
+__all__ = [
+    "FORMAT_VERSION",
+    "KEPT_REQUEST_HEADERS",
+    "KEPT_RESPONSE_HEADERS",
+    "SERIALIZER_NAME",
+    "decoded_response",
+    "deserialize",
+    "load_document",
+    "serialize",
+]
+
+SERIALIZER_NAME = "harness_conformance"
+"""The name this serializer is registered under on a ``vcr.VCR``."""
+
+FORMAT_VERSION = 1
+"""The ``harness_conformance.format`` this module writes and the newest it reads."""
+
+KEPT_REQUEST_HEADERS = frozenset({"content-type"})
+"""Request headers written to a cassette; every other one is dropped."""
+
+KEPT_RESPONSE_HEADERS = frozenset(
+    {"content-type", "retry-after", "retry-after-ms", "x-should-retry"}
+)
+"""Response headers written to a cassette: the ones that change what a client does with
+the response. ``content-encoding`` is kept too while a body is still encoded."""
+
+_REPAIR = "Fix the file by hand, or delete it and record it again."
+
+# A subclass, so the representer below does not leak into other users of PyYAML; the
+# libyaml emitter when PyYAML has it, since it is several times faster.
+_Dumper = cast(
+    "type[yaml.SafeDumper]",
+    type("_Dumper", (getattr(yaml, "CSafeDumper", yaml.SafeDumper),), {}),
+)
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    style = None
+    if data and not data.strip("\r\n"):
+        style = '"'  # line endings alone read best escaped: "\n\n"
+    elif "\n" in data.rstrip("\n"):
+        style = "|"
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+# -- errors ------------------------------------------------------------------------------
+
+Field = tuple[str | int, ...]
+
+
+def _render(field: Field) -> str:
+    text = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in field)
+    return text.lstrip(".")
+
+
+def _mark_of(text: str, field: Field) -> yaml.Mark | None:
+    """Where the node at ``field`` starts, read with the pure-Python composer."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    mark = node.start_mark if node is not None else None
+    for part in field:
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if k.value == part), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            node = node.value[part] if part < len(node.value) else None
+        else:
+            node = None
+        if node is None:
+            break
+        mark = node.start_mark
+    return mark
+
+
+class _Corrupt(Exception):
+    def __init__(self, problem: str, field: Field = (), advice: str = _REPAIR) -> None:
+        super().__init__(problem)
+        self.problem, self.field, self.advice = problem, field, advice
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _expect(value: Any, kind: type, field: Field, what: str) -> Any:
+    if not isinstance(value, kind):
+        wanted = "a mapping" if kind is Mapping else "a string"
+        raise _Corrupt(f"{what} must be {wanted}, not {_kind(value)}", field)
+    return value
+
+
+# -- compressed bodies -------------------------------------------------------------------
+
+
+def _inflate(data: bytes) -> bytes:
+    try:
+        return zlib.decompress(data)
+    except zlib.error:
+        return zlib.decompress(data, -zlib.MAX_WBITS)
+
+
+def _unbrotli(data: bytes) -> bytes:
+    module = importlib.import_module("brotli")
+    try:
+        result: bytes = module.decompress(data)
+    except module.error as exc:
+        raise ValueError(f"not a brotli stream: {exc}") from exc
+    return result
+
+
+_DECODERS: Mapping[str, Callable[[bytes], bytes]] = {
+    "gzip": gzip.decompress,
+    "x-gzip": gzip.decompress,
+    "deflate": _inflate,
+    "br": _unbrotli,
+}
+
+
+def _values(value: Any) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [str(item) for item in value]
+    return [str(value)]
+
+
+def decoded_response(response: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a vcrpy response with gzip, deflate and brotli bodies decoded.
+
+    Decoded layers leave ``content-encoding`` and ``content-length`` is set to the new
+    size. A layer that cannot be decoded (brotli without the ``brotli`` package, a
+    damaged stream) stays, with the layers under it, and keeps its header.
+    """
+    result = copy.deepcopy(dict(response))
+    headers, body = result.get("headers"), result.get("body")
+    if not isinstance(headers, dict) or not isinstance(body, dict) or body.get("string") is None:
+        return result
+    names = [name for name in headers if str(name).lower() == "content-encoding"]
+    if not names:
+        return result
+    encodings = [
+        token.strip().lower()
+        for name in names
+        for value in _values(headers[name])
+        for token in value.split(",")
+        if token.strip() and token.strip().lower() != "identity"
+    ]
+    data = body["string"]
+    data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    remaining = list(encodings)
+    while remaining and remaining[-1] in _DECODERS:
+        try:
+            data = _DECODERS[remaining[-1]](data)
+        except (ImportError, OSError, EOFError, ValueError, zlib.error):
+            break  # this layer and the ones under it stay encoded, and say so
+        remaining.pop()
+    if encodings and len(remaining) == len(encodings):
+        return result
+    for name in names:
+        del headers[name]
+    if remaining:
+        headers["content-encoding"] = [", ".join(remaining)]
+    for name in [name for name in headers if str(name).lower() == "content-length"]:
+        headers[name] = [str(len(data))]
+    body["string"] = data
+    return result
+
+
+# -- writing -----------------------------------------------------------------------------
+
+
+def _headers_out(headers: Any, kept: frozenset[str]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, value in (headers or {}).items():
+        lowered = str(name).lower()
+        if lowered in kept:
+            out.setdefault(lowered, []).extend(_values(value))
+    return out
+
+
+def _content_type(headers: Any) -> str:
+    for name, value in (headers or {}).items():
+        if str(name).lower() == "content-type":
+            return _values(value)[0].lower() if _values(value) else ""
+    return ""
+
+
+def _request_out(request: Mapping[str, Any]) -> dict[str, Any]:
+    headers = request.get("headers")
+    return {
+        "method": request["method"],
+        "uri": request["uri"],
+        "headers": _headers_out(headers, KEPT_REQUEST_HEADERS),
+        "body": encode_body(request.get("body"), _content_type(headers)),
+    }
+
+
+def _response_out(response: Mapping[str, Any]) -> dict[str, Any]:
+    decoded = decoded_response(response)
+    headers = decoded.get("headers")
+    kept = KEPT_RESPONSE_HEADERS
+    if any(str(name).lower() == "content-encoding" for name in headers or {}):
+        kept = kept | {"content-encoding"}
+    out = {key: value for key, value in decoded.items() if key not in ("headers", "body")}
+    out["headers"] = _headers_out(headers, kept)
+    out["body"] = encode_body((decoded.get("body") or {}).get("string"), _content_type(headers))
+    return out
+
+
+def _header(interactions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    model = host = None
+    if interactions:
+        request = interactions[0]["request"]
+        body = request["body"] or {}
+        if isinstance(body.get("json"), dict) and isinstance(body["json"].get("model"), str):
+            model = body["json"]["model"]
+        host = urlsplit(str(request["uri"])).netloc.rsplit("@", 1)[-1] or None
+    return {
+        "format": FORMAT_VERSION,
+        "library": __version__,
+        "recorded_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "model": model,
+        "host": host,
+    }
+
+
+def serialize(cassette_dict: Mapping[str, Any]) -> str:
+    """The YAML text of what vcrpy hands a serializer (version, interactions, metadata)."""
+    interactions = [
+        {"request": _request_out(item["request"]), "response": _response_out(item["response"])}
+        for item in cassette_dict["interactions"]
+    ]
+    document: dict[str, Any] = {"harness_conformance": _header(interactions)}
+    document["interactions"] = interactions
+    if cassette_dict.get("metadata"):
+        document["metadata"] = cassette_dict["metadata"]
+    document["version"] = cassette_dict.get("version", 1)
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+# -- reading -----------------------------------------------------------------------------
+
+
+def _load_body(body: Any, field: Field) -> str | bytes | None:
+    try:
+        return decode_body(body)
+    except BodyError as exc:
+        raise _Corrupt(str(exc), (*field, *exc.where)) from exc
+
+
+def _load_headers(headers: Any, field: Field) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, value in _expect(headers, Mapping, field, "headers").items():
+        values = value if isinstance(value, list) else [value]
+        if not isinstance(name, str) or not all(isinstance(v, str) for v in values):
+            raise _Corrupt("a header is a name with a list of strings", (*field, str(name)))
+        out[name] = list(values)
+    return out
+
+
+def _load_interaction(item: Any, field: Field) -> dict[str, Any]:
+    item = _expect(item, Mapping, field, "an interaction")
+    request = _expect(item.get("request"), Mapping, (*field, "request"), "request")
+    response = _expect(item.get("response"), Mapping, (*field, "response"), "response")
+    req, resp = (*field, "request"), (*field, "response")
+    status = _expect(response.get("status"), Mapping, (*resp, "status"), "status")
+    code, message = status.get("code"), status.get("message")
+    if not isinstance(code, int) or isinstance(code, bool):
+        raise _Corrupt("status.code must be an integer", (*resp, "status", "code"))
+    if message is not None and not isinstance(message, str):
+        raise _Corrupt("status.message must be a string", (*resp, "status", "message"))
+    loaded_response = {key: value for key, value in response.items() if key != "body"}
+    loaded_response["status"] = {"code": code, "message": message}
+    loaded_response["headers"] = _load_headers(response.get("headers"), (*resp, "headers"))
+    loaded_response["body"] = {"string": _load_body(response.get("body"), (*resp, "body"))}
+    return {
+        "request": {
+            "method": _expect(request.get("method"), str, (*req, "method"), "method"),
+            "uri": _expect(request.get("uri"), str, (*req, "uri"), "uri"),
+            "body": _load_body(request.get("body"), (*req, "body")),
+            "headers": _load_headers(request.get("headers"), (*req, "headers")),
+        },
+        "response": loaded_response,
+    }
+
+
+def _interactions(document: Mapping[str, Any]) -> list[Any]:
+    interactions = document.get("interactions")
+    if not isinstance(interactions, list):
+        raise _Corrupt(f"interactions must be a list, not {_kind(interactions)}", ("interactions",))
+    return interactions
+
+
+def _stock(document: Mapping[str, Any]) -> dict[str, Any]:
+    loaded = []
+    for index, item in enumerate(_interactions(document)):
+        field: Field = ("interactions", index)
+        item = _expect(item, Mapping, field, "an interaction")
+        request = dict(_expect(item.get("request"), Mapping, (*field, "request"), "request"))
+        response = dict(_expect(item.get("response"), Mapping, (*field, "response"), "response"))
+        if "parsed_body" in request:
+            request["body"] = json.dumps(request.pop("parsed_body"))
+        if "parsed_body" in response:
+            response["body"] = {"string": json.dumps(response.pop("parsed_body"))}
+        loaded.append({**item, "request": request, "response": response})
+    return {**document, "interactions": loaded}
+
+
+def _parse(text: str) -> dict[str, Any]:
+    try:
+        document = yamlserializer.deserialize(text)
+    except yaml.MarkedYAMLError as exc:
+        raise _Corrupt(f"it is not valid YAML ({exc.problem})") from exc
+    except yaml.YAMLError as exc:
+        raise _Corrupt(f"it is not valid YAML ({exc})") from exc
+    document = _expect(document, Mapping, (), "the document")
+    if "harness_conformance" not in document:
+        return _stock(document)
+    header = _expect(
+        document["harness_conformance"], Mapping, ("harness_conformance",), "the header"
+    )
+    version = header.get("format")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _Corrupt(
+            "harness_conformance.format must be a positive integer", ("harness_conformance",)
+        )
+    if version > FORMAT_VERSION:
+        raise _Corrupt(
+            f"it is in cassette format {version}, and this harness-conformance "
+            f"{__version__} reads format {FORMAT_VERSION} at most",
+            ("harness_conformance", "format"),
+            "Upgrade harness-conformance, or record the cassette again.",
+        )
+    loaded = {key: value for key, value in document.items() if key != "interactions"}
+    loaded["interactions"] = [
+        _load_interaction(item, ("interactions", index))
+        for index, item in enumerate(_interactions(document))
+    ]
+    return loaded
+
+
+def load_document(text: str, *, path: str | None = None) -> dict[str, Any]:
+    """The vcrpy cassette dict of a cassette text; `deserialize` with a file name.
+
+    ``CassetteError(code="CASSETTE_CORRUPT")`` names ``path``, the YAML line and
+    column when known, the interaction and what to do.
+    """
+    try:
+        return _parse(text)
+    except _Corrupt as exc:
+        mark = getattr(exc.__cause__, "problem_mark", None) or (
+            _mark_of(text, exc.field) if exc.field else None
+        )
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        if exc.field[:1] == ("interactions",) and len(exc.field) > 1:
+            inside = _render(exc.field[2:]) or "the interaction itself"
+            where += f" (interaction {exc.field[1]}, {inside})"
+        elif exc.field:
+            where += f" ({_render(exc.field)})"
+        raise CassetteError(
+            f"cassette {path or '<text>'} is damaged{where}: {exc.problem}. {exc.advice}",
+            code="CASSETTE_CORRUPT",
+            path=path,
+        ) from exc.__cause__
+
+
+def deserialize(cassette_string: str) -> dict[str, Any]:
+    """The vcrpy cassette dict of a cassette text (ours or stock vcrpy YAML)."""
+    return load_document(cassette_string)

@@ -1,0 +1,250 @@
+"""The offline guard: while a cassette replays, nothing leaves the machine.
+
+`block_network` patches the places where Python code opens connections or resolves
+names: ``socket.socket.connect``, ``socket.socket.connect_ex``,
+``socket.create_connection``, ``socket.getaddrinfo``, ``socket.gethostbyname`` and
+``socket.gethostbyname_ex``. An attempt to reach a host outside ``allow_hosts``
+(loopback by default) raises `CassetteError` with code ``NETWORK_BLOCKED`` naming the
+host and port, and no packet is sent.
+
+HTTP clients and SDKs often wrap transport failures in their own exceptions, and an
+agent loop turns any model failure into an error turn, so the error may never reach the
+test on its own. Every blocked attempt is therefore also kept on each active
+`NetworkGuard` (`NetworkGuard.blocked`), and leaving a guard re-raises the first one
+unless the exception leaving the block already carries it.
+
+Guards nest: a host is allowed only when every active guard allows it. The patches are
+process-wide (sockets are), installed when the first guard opens and removed when the
+last one closes, under a lock, whatever the order in which threads leave their guards.
+Sockets that are not IP sockets (Unix domain sockets) are never blocked.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import CassetteError
+
+__all__ = ["LOOPBACK_HOSTS", "NetworkGuard", "block_network", "unreported"]
+
+LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "::1", "localhost")
+"""The hosts a replay may still reach: the loopback addresses and ``localhost``."""
+
+_RECORD_HINT = (
+    "a replay must not reach the network; to record this exchange instead, run once "
+    "with --hc-record-mode=once (or rewrite) and the provider's API key in the environment"
+)
+
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _as_ip(host: str) -> _Address | None:
+    """``host`` as an IP address (an IPv4-mapped IPv6 address as its IPv4 form)."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _host_text(host: object) -> str:
+    if isinstance(host, bytes):
+        return host.decode("ascii", "replace")
+    return str(host)
+
+
+class NetworkGuard:
+    """One active `block_network` block: what it allows and what it blocked."""
+
+    __slots__ = ("_addresses", "_names", "blocked")
+
+    def __init__(self, allow_hosts: Iterable[str]) -> None:
+        hosts = list(allow_hosts)
+        if isinstance(allow_hosts, str) or not all(isinstance(h, str) for h in hosts):
+            raise TypeError("allow_hosts must be a sequence of host names or IP addresses")
+        self._addresses = {ip for ip in map(_as_ip, hosts) if ip is not None}
+        self._names = {h.lower().rstrip(".") for h in hosts if _as_ip(h) is None}
+        self.blocked: list[CassetteError] = []
+        """Every attempt this guard refused, oldest first."""
+
+    def allows(self, host: str) -> bool:
+        """Whether ``host`` (a name or an IP address) may be contacted."""
+        address = _as_ip(host)
+        if address is not None:
+            return address in self._addresses
+        return host.lower().rstrip(".") in self._names
+
+
+_lock = threading.Lock()
+_active: list[NetworkGuard] = []
+_saved: dict[tuple[object, str], object] = {}
+_MISSING = object()
+
+
+def _check(host: object, port: object, action: str) -> None:
+    """Raise NETWORK_BLOCKED when an active guard refuses ``host``; record it on all."""
+    text = _host_text(host)
+    with _lock:
+        guards = list(_active)
+    if all(guard.allows(text) for guard in guards):
+        return
+    where = text if port in (None, "", 0) else f"{text}:{port}"
+    error = CassetteError(
+        f"network blocked: {action} {where} was refused because only "
+        f"{', '.join(_allowed_summary(guards))} may be reached while a cassette replays; "
+        f"{_RECORD_HINT}",
+        code="NETWORK_BLOCKED",
+    )
+    for guard in guards:
+        guard.blocked.append(error)
+    raise error
+
+
+def _allowed_summary(guards: list[NetworkGuard]) -> list[str]:
+    """The hosts every active guard allows, for the error message."""
+    named: set[str] = set()
+    for guard in guards:
+        named.update(guard._names)
+        named.update(str(address) for address in guard._addresses)
+    return sorted(h for h in named if all(g.allows(h) for g in guards)) or ["no host"]
+
+
+def _check_address(address: object, action: str) -> None:
+    """Check a socket address; non-IP addresses (Unix socket paths) pass."""
+    if isinstance(address, tuple) and len(address) >= 2:
+        _check(address[0], address[1], action)
+
+
+def _patched_connect(original: Callable[..., Any]) -> Callable[..., Any]:
+    def connect(self: socket.socket, address: Any, /) -> Any:
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            _check_address(address, "connecting to")
+        return original(self, address)
+
+    return connect
+
+
+def _patched_create_connection(original: Callable[..., Any]) -> Callable[..., Any]:
+    def create_connection(address: Any, *args: Any, **kwargs: Any) -> Any:
+        _check_address(address, "connecting to")
+        return original(address, *args, **kwargs)
+
+    return create_connection
+
+
+def _patched_getaddrinfo(original: Callable[..., Any]) -> Callable[..., Any]:
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        # A None host asks for local (bind) addresses, not a lookup.
+        if host is not None:
+            _check(host, port, "resolving")
+        return original(host, port, *args, **kwargs)
+
+    return getaddrinfo
+
+
+def _patched_gethostbyname(original: Callable[..., Any]) -> Callable[..., Any]:
+    def gethostbyname(host: Any, /) -> Any:
+        _check(host, None, "resolving")
+        return original(host)
+
+    return gethostbyname
+
+
+_PATCHES: tuple[tuple[object, str, Callable[[Callable[..., Any]], Callable[..., Any]]], ...] = (
+    (socket.socket, "connect", _patched_connect),
+    (socket.socket, "connect_ex", _patched_connect),
+    (socket, "create_connection", _patched_create_connection),
+    (socket, "getaddrinfo", _patched_getaddrinfo),
+    (socket, "gethostbyname", _patched_gethostbyname),
+    (socket, "gethostbyname_ex", _patched_gethostbyname),
+)
+
+
+def _install() -> None:
+    for owner, name, wrap in _PATCHES:
+        # The class attribute may be inherited (socket.socket.connect comes from the
+        # C base class); remember whether it was the owner's own so exit restores it.
+        _saved[(owner, name)] = vars(owner).get(name, _MISSING)
+        setattr(owner, name, wrap(getattr(owner, name)))
+
+
+def _uninstall() -> None:
+    for owner, name, _wrap in reversed(_PATCHES):
+        original = _saved.pop((owner, name))
+        if original is _MISSING:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, original)
+
+
+@contextmanager
+def block_network(allow_hosts: Iterable[str] = LOOPBACK_HOSTS) -> Iterator[NetworkGuard]:
+    """Refuse every connection and name lookup outside ``allow_hosts`` inside the block.
+
+    ``allow_hosts`` holds host names (compared case-insensitively) and IP addresses
+    (compared as addresses, so ``::ffff:127.0.0.1`` is ``127.0.0.1``). A refused
+    attempt raises `CassetteError` ``NETWORK_BLOCKED`` where it happens and is added to
+    the yielded guard's `NetworkGuard.blocked`. When the block ends and something was
+    blocked, the first blocked error is raised on exit unless the block's own
+    exception is or wraps one (see `unreported`); the block's exception, if any, is
+    kept as its ``__context__``. So a client that swallowed the error cannot hide it.
+    Everything patched is restored on exit, also when the block raises.
+    """
+    guard = NetworkGuard(allow_hosts)
+    with _lock:
+        if not _active:
+            _install()
+        _active.append(guard)
+    hidden: CassetteError | None = None
+    try:
+        yield guard
+    except Exception as exc:
+        hidden = unreported(guard.blocked, exc)
+        if hidden is None:
+            raise
+        hidden.__context__ = exc
+    else:
+        hidden = guard.blocked[0] if guard.blocked else None
+    finally:
+        with _lock:
+            _active.remove(guard)
+            if not _active:
+                _uninstall()
+    if hidden is not None:
+        raise hidden
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc``, its causes and contexts, and the members of exception groups in them."""
+    pending, seen = [exc], set()
+    while pending:
+        link = pending.pop()
+        if id(link) in seen:
+            continue
+        seen.add(id(link))
+        yield link
+        pending += [e for e in (link.__cause__, link.__context__) if e is not None]
+        if isinstance(link, BaseExceptionGroup):
+            pending += list(link.exceptions)
+
+
+def unreported(failures: list[CassetteError], exc: BaseException) -> CassetteError | None:
+    """The first of ``failures`` when ``exc`` does not already carry one of them.
+
+    Used when a block ends with ``exc``: a recorded cassette failure that the exception
+    neither is nor wraps was swallowed on the way (an SDK or the agent loop turned it
+    into something else) and must be raised in its place.
+    """
+    if not failures:
+        return None
+    carried = {id(link) for link in _chain(exc)}
+    if any(id(failure) in carried for failure in failures):
+        return None
+    return failures[0]

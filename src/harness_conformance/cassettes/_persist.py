@@ -1,0 +1,208 @@
+"""Cassette files on disk: a vcrpy persister that scrubs, scans and writes atomically.
+
+`CassettePersister` is what vcrpy calls to load and save a cassette. Saving scrubs the
+interactions (`Scrubber`), serializes them, refuses the text if `find_secrets` still
+finds a credential in it (``CASSETTE_SECRET``, nothing written) and then replaces the
+file atomically: the text goes to a temporary file in the same folder, is flushed to
+disk, and is renamed over the cassette, so a crash leaves the old file or the new one,
+never half of one, and no temporary file. Loading reads our format or stock vcrpy
+cassettes; a damaged file raises ``CASSETTE_CORRUPT`` naming it.
+
+`configure_vcr` sets a ``vcr.VCR`` up so that every cassette it writes goes through all
+of this, whatever else the caller configured; `make_vcr` builds one.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets as _random
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import vcr  # type: ignore[import-untyped]
+from vcr.persisters.filesystem import CassetteNotFoundError  # type: ignore[import-untyped]
+from vcr.request import Request  # type: ignore[import-untyped]
+from vcr.serialize import serialize as vcr_serialize  # type: ignore[import-untyped]
+from vcr.serializers import compat  # type: ignore[import-untyped]
+
+from ..errors import CassetteError
+from . import _format
+from ._secrets import SECRET_HEADERS, Scrubber, refuse_secrets
+
+__all__ = [
+    "CassettePersister",
+    "configure_vcr",
+    "make_vcr",
+    "write_atomically",
+]
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename durable; folders cannot be opened for this on Windows."""
+    if os.name != "posix":
+        return
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def write_atomically(path: str | os.PathLike[str], text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) so that no reader ever sees half of it.
+
+    Parent folders are created. On any failure the old file is left as it was, the
+    temporary file is removed, and the exception propagates.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")
+    temporary = target.with_name(f".{target.name}.{_random.token_hex(8)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    descriptor = os.open(temporary, flags, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _fsync_folder(target.parent)
+
+
+class CassettePersister:
+    """Loads and saves cassettes for vcrpy (``vcr.register_persister``).
+
+    ``secrets`` are live values to scrub on top of the `SECRET_ENV_VARS`. With
+    ``allow_missing`` (the default) a missing or empty file raises vcrpy's
+    ``CassetteNotFoundError``, which vcrpy takes as "nothing recorded yet"; without it,
+    loading a missing file raises ``CassetteError(code="CASSETTE_MISSING")``.
+    """
+
+    def __init__(self, *, secrets: Iterable[str] = (), allow_missing: bool = True) -> None:
+        self.scrubber = Scrubber(secrets)
+        self.allow_missing = allow_missing
+
+    def load_cassette(self, cassette_path: str | os.PathLike[str], serializer: Any) -> Any:
+        """``(requests, responses)``, plus vcrpy metadata when the cassette has some."""
+        path = Path(cassette_path)
+        data = path.read_bytes() if path.is_file() else b""
+        if not data.strip():
+            if self.allow_missing:
+                raise CassetteNotFoundError(f"cassette {path} does not exist yet")
+            raise CassetteError(
+                f"cassette {path} does not exist (or is empty) and this run does not record. "
+                "Record it first (record mode once, new_episodes or all), or check the path.",
+                code="CASSETTE_MISSING",
+                path=str(path),
+            )
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise CassetteError(
+                f"cassette {path} is damaged at line {line}: it is not UTF-8 text "
+                f"({exc.reason} at byte {exc.start}). Fix the file by hand, or delete it "
+                "and record it again.",
+                code="CASSETTE_CORRUPT",
+                path=str(path),
+            ) from exc
+        if serializer is _format:
+            document = _format.load_document(text, path=str(path))
+        else:
+            document = _foreign_serializer_load(serializer, text, path)
+        return _to_vcr(document, path)
+
+    def save_cassette(
+        self,
+        cassette_path: str | os.PathLike[str],
+        cassette_dict: Mapping[str, Any],
+        serializer: Any,
+    ) -> None:
+        """Scrub, serialize, scan and write atomically; nothing is written on failure."""
+        scrubbed = self.scrubber.scrub_cassette(cassette_dict)
+        text = vcr_serialize(scrubbed, serializer)
+        refuse_secrets(text, path=str(cassette_path), secrets=self.scrubber.secrets)
+        write_atomically(cassette_path, text)
+
+
+def _corrupt(path: Path, where: str, problem: object) -> CassetteError:
+    return CassetteError(
+        f"cassette {path} is damaged{where}: {problem}. Fix the file by hand, or delete it "
+        "and record it again.",
+        code="CASSETTE_CORRUPT",
+        path=str(path),
+    )
+
+
+def _foreign_serializer_load(serializer: Any, text: str, path: Path) -> Any:
+    """A document read by a serializer other than ours (vcrpy's ``yaml`` or ``json``)."""
+    try:
+        return serializer.deserialize(text)
+    except CassetteError:
+        raise
+    except Exception as exc:  # a serializer may raise anything on a bad file
+        raise _corrupt(path, "", f"{type(exc).__name__}: {exc}") from exc
+
+
+def _to_vcr(document: Any, path: Path) -> Any:
+    """vcrpy's ``(requests, responses[, metadata])`` from a loaded document."""
+    if not isinstance(document, Mapping) or not isinstance(document.get("interactions"), list):
+        raise _corrupt(path, "", "it has no list of interactions")
+    requests, responses = [], []
+    for index, item in enumerate(document["interactions"]):
+        try:
+            requests.append(Request._from_dict(item["request"]))
+            responses.append(compat.convert_to_bytes(item["response"]))
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise _corrupt(path, f" (interaction {index})", f"{type(exc).__name__}: {exc}") from exc
+    if document.get("metadata"):
+        return requests, responses, document["metadata"]
+    return requests, responses
+
+
+def _chain(existing: Any, hook: Callable[[Any], Any]) -> tuple[Callable[[Any], Any], ...]:
+    if existing is None:
+        return (hook,)
+    if callable(existing):
+        return (existing, hook)
+    return (*existing, hook)
+
+
+def configure_vcr(
+    vcr_instance: Any, *, secrets: Iterable[str] = (), allow_missing: bool = True
+) -> Any:
+    """Route every cassette of ``vcr_instance`` through our format and scrubbing.
+
+    Registers the ``harness_conformance`` serializer and a `CassettePersister` and makes
+    them the defaults, decodes compressed responses, filters `SECRET_HEADERS`, and adds
+    the `Scrubber` as the last ``before_record_request`` and ``before_record_response``
+    hook, after the caller's own. Returns ``vcr_instance``.
+    """
+    persister = CassettePersister(secrets=secrets, allow_missing=allow_missing)
+    vcr_instance.register_serializer(_format.SERIALIZER_NAME, _format)
+    vcr_instance.register_persister(persister)
+    vcr_instance.serializer = _format.SERIALIZER_NAME
+    vcr_instance.decode_compressed_response = True
+    filtered = {
+        str(h[0] if isinstance(h, tuple) else h).lower() for h in vcr_instance.filter_headers
+    }
+    vcr_instance.filter_headers = (
+        *vcr_instance.filter_headers,
+        *sorted(SECRET_HEADERS - filtered),
+    )
+    vcr_instance.before_record_request = _chain(
+        vcr_instance.before_record_request, persister.scrubber.scrub_request
+    )
+    vcr_instance.before_record_response = _chain(
+        vcr_instance.before_record_response, persister.scrubber.scrub_response
+    )
+    return vcr_instance
+
+
+def make_vcr(*, secrets: Iterable[str] = (), allow_missing: bool = True, **options: Any) -> Any:
+    """A new ``vcr.VCR(**options)`` passed through `configure_vcr`."""
+    return configure_vcr(vcr.VCR(**options), secrets=secrets, allow_missing=allow_missing)
