@@ -484,3 +484,26 @@ def test_the_environment_turns_the_checker_on(monkeypatch: pytest.MonkeyPatch) -
     assert agent.checker.violations == []
     monkeypatch.delenv("HARNESS_INVARIANTS")
     assert make_agent(ScriptedModel([]))[0].checker is None
+
+
+def test_stop_ends_the_turn_after_the_current_step() -> None:
+    holder: dict[str, Agent] = {}
+
+    def stop_now(request: object) -> list[Any]:
+        holder["agent"].stop({"kind": "end-of-recording"})
+        return tool_calls_reply([("c1", "add", '{"a": 1}')])
+
+    model = ScriptedModel([stop_now])
+    agent, recorder = make_agent(model, [add])
+    holder["agent"] = agent
+    result = agent.run_sync("go")
+    assert result.reason == {"kind": "aborted", "reason": {"kind": "end-of-recording"}}
+    assert trace(result.events)[-4:] == [
+        '1.1 tool/call c1 add {"a": 1}',
+        "1.1 tool/result c1 '1'",
+        "1.1 step/end",
+        "1 turn/end aborted",
+    ]
+    assert agent.stop_reason is None
+    model.assert_consumed()
+    assert_sound(agent, recorder)

@@ -324,13 +324,14 @@ def test_tool_outputs_come_from_the_next_request(tmp_path: Path) -> None:
     assert result.invalid_tool_calls == ()
 
 
-def test_a_session_that_ends_on_tool_calls_is_cancelled_after_them(tmp_path: Path) -> None:
+def test_a_session_that_ends_on_tool_calls_stops_after_them(tmp_path: Path) -> None:
     tools = [_tool("point", POINT)]
     path = _write(tmp_path, _exchange([USER], _calls(("c1", "point", '{"x":1}')), tools=tools))
     result = replay_foreign(path)
     (session,) = result.sessions
     assert session.ended_mid_turn is True
-    assert session.turn_reasons == ({"kind": "aborted", "reason": {"kind": "user"}},)
+    assert session.turn_reasons == ({"kind": "aborted", "reason": {"kind": "end-of-recording"}},)
+    assert [e.type for e in session.events].count("step/start") == 1
     (tool_result,) = [e for e in result.events if isinstance(e, ToolResultEvent)]
     text = tool_result.message["content"][0]["content"][0]["text"]
     assert "the recording has no output for tool call 'c1'" in text

@@ -115,6 +115,7 @@ class Agent:
         self.tools.add_listener(_Forward(self))
         self._seq = 0
         self._scope: anyio.CancelScope | None = None
+        self.stop_reason: dict[str, Any] | None = None
         profile = invariants if invariants is not None else os.environ.get("HARNESS_INVARIANTS")
         if profile and profile != "off":
             from ..invariants import InvariantChecker
@@ -166,12 +167,14 @@ class Agent:
         self._set_status("running")
         self.turns += 1
         turn = Turn(self, self.turns)
+        self.stop_reason = None
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
                 await turn.run(prompt)
         finally:
             self._scope = None
+            self.stop_reason = None
             self._settle()
         return turn.result()
 
@@ -192,6 +195,13 @@ class Agent:
         if close is not None:
             with anyio.CancelScope(shield=True):
                 await close()
+
+    def stop(self, reason: dict[str, Any]) -> None:
+        """End the running turn after its current step, without another model call: a
+        step that ran tool calls is closed, then the turn ends
+        ``{"kind": "aborted", "reason": reason}``. A turn that ends on its own first
+        ends as it would have; the request lapses when the turn ends."""
+        self.stop_reason = dict(reason)
 
     def cancel(self) -> None:
         """Abort the running turn: it ends ``aborted``; `run` returns normally."""

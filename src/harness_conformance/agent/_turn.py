@@ -132,6 +132,9 @@ class Turn:
             if calls:
                 await self._run_tools(calls)
                 self._end_step()
+                if agent.stop_reason is not None:
+                    self._end_turn({"kind": "aborted", "reason": dict(agent.stop_reason)})
+                    return
                 continue
             self._end_step()
             self._end_turn(

@@ -14,10 +14,11 @@ at seq 0:
 - every event goes through an `InvariantChecker` that collects violations instead of
   stopping the run, so one replay reports them all.
 
-A session ends when its responses run out. When the last one asked for tools, the loop
-runs them and starts one more step; the model then cancels the turn before streaming
-anything, so the turn ends ``aborted`` with its steps closed and the log stays valid
-under ``strict``. The session is marked `ForeignSession.ended_mid_turn`.
+A session ends when its responses run out. When the last one asks for tools, the
+replay asks the agent to stop after that step (`Agent.stop`): the tools run, the step
+closes and the turn ends ``{"kind": "aborted", "reason": {"kind": "end-of-recording"}}``
+without another model call, so the log stays valid under ``strict``. The session is
+marked `ForeignSession.ended_mid_turn`.
 
 Separately from the loop, every recorded tool call is validated against the schema of
 that tool in the request that produced it; the failures are `ForeignReplay.invalid_tool_calls`.
@@ -100,8 +101,8 @@ class ForeignSession:
     turn_reasons: tuple[dict[str, Any], ...]
     """The ``turn/end`` reason of each turn."""
     ended_mid_turn: bool
-    """Whether the recording stopped while the loop wanted another model call, so the
-    last turn was cancelled (reason ``aborted``)."""
+    """Whether the recording ran out after tool calls, so the last turn was stopped
+    after its tools (reason ``aborted`` / ``end-of-recording``)."""
     unplayed: tuple[int, ...]
     """Interactions of the session the loop never asked for; empty when it kept pace."""
     raw_tools: tuple[str, ...]
@@ -218,6 +219,10 @@ async def _no_wait(_seconds: float) -> None:
     await anyio.lowlevel.checkpoint()
 
 
+END_OF_RECORDING = {"kind": "end-of-recording"}
+"""The ``aborted`` reason of a turn whose recording ran out after tool calls."""
+
+
 async def _run_session(
     plan: SessionPlan, outcomes: dict[int, Outcome], schemas: _Schemas, profile: str
 ) -> ForeignSession:
@@ -235,7 +240,7 @@ async def _run_session(
         sleep=_no_wait,
         new_id=lambda: f"replay-{next(ids)}",
     )
-    model.on_exhausted = agent.cancel
+    model.on_last = lambda: agent.stop(END_OF_RECORDING)
     agent.history.extend(plan.history)
     reasons: list[dict[str, Any]] = []
     async with agent:
@@ -253,7 +258,7 @@ async def _run_session(
         events=tuple(agent.events),
         violations=tuple(checker.violations),
         turn_reasons=tuple(reasons),
-        ended_mid_turn=model.exhausted,
+        ended_mid_turn=bool(reasons) and reasons[-1].get("reason") == END_OF_RECORDING,
         unplayed=model.unplayed,
         raw_tools=tuple(raw),
         notes=tuple(plan.notes + notes),

@@ -14,9 +14,9 @@ applies to live traffic:
   `harness_conformance.models._errors`: a 404 is INVALID_REQUEST, a 5xx SERVER...
 - Any other body (text, bytes, JSON without ``choices``) is MALFORMED_RESPONSE.
 
-Calls take the recorded outcomes in order, whatever the request says. When the loop
-asks for a call after the last one, the model calls ``on_exhausted`` (the replay
-cancels the running turn there) and otherwise raises `RecordingExhausted`.
+Calls take the recorded outcomes in order, whatever the request says. When the last
+outcome is taken the model calls ``on_last`` (the replay asks the agent to stop after
+that step); a call after the last one raises `RecordingExhausted`.
 """
 
 from __future__ import annotations
@@ -197,18 +197,18 @@ class RecordedModel:
         name: str,
         plays: Sequence[tuple[int, Outcome]],
         *,
-        on_exhausted: Callable[[], None] | None = None,
+        on_last: Callable[[], None] | None = None,
     ) -> None:
         self._name = name
         self._plays = list(plays)
-        self.on_exhausted = on_exhausted
-        """Called when a call finds no recorded outcome left, before it fails."""
+        self.on_last = on_last
+        """Called when the last recorded outcome is taken, before it streams."""
         self.requests: list[ModelRequest] = []
         """Every request the loop made, in order."""
         self.played: list[int] = []
         """The interaction index of every outcome played, in order."""
         self.exhausted = False
-        """Whether the loop asked for a call after the last recorded one."""
+        """Whether the last recorded outcome has been taken."""
 
     @property
     def name(self) -> str:
@@ -224,9 +224,6 @@ class RecordedModel:
         """Stream the next recorded outcome's chunks, then raise its failure if any."""
         self.requests.append(request)
         if len(self.played) >= len(self._plays):
-            self.exhausted = True
-            if self.on_exhausted is not None:
-                self.on_exhausted()
             await anyio.lowlevel.checkpoint()
             raise RecordingExhausted(
                 f"call {len(self.requests)} asked for a response, but the recording has "
@@ -234,6 +231,10 @@ class RecordedModel:
             )
         index, outcome = self._plays[len(self.played)]
         self.played.append(index)
+        if len(self.played) == len(self._plays):
+            self.exhausted = True
+            if self.on_last is not None:
+                self.on_last()
         for chunk in outcome.chunks:
             yield chunk
             await anyio.lowlevel.checkpoint()
