@@ -31,15 +31,7 @@ from ..errors import LlmError, LlmFailure
 from ..events import BlockEndChunk, Chunk, FinishChunk
 from ..models import ModelRequest
 from ..models._chat_stream import ChatStreamAssembler
-from ..models._errors import (
-    _SUMMARY,
-    _body_text,
-    _code_for_status,
-    _code_for_stream_error,
-    _detail,
-    _stream_error_status,
-    retry_after_seconds,
-)
+from ..models._errors import failure_from_http, failure_from_stream_error
 from ._foreign_load import Interaction
 
 __all__ = ["Outcome", "RecordedModel", "RecordingExhausted", "outcome_of"]
@@ -100,27 +92,13 @@ def _malformed(what: str, request_id: str | None) -> LlmFailure:
 
 
 def _stream_error(body: object, request_id: str | None) -> LlmFailure:
-    detail = _detail(body, "an error occurred during streaming")
-    status = _stream_error_status(body)
-    return LlmFailure(
-        message=f"the provider reported an error in the stream: {detail}",
-        code=_code_for_stream_error(status, _body_text(body, detail)),
-        status=status,
-        request_id=request_id,
-    )
+    return failure_from_stream_error(body, request_id=request_id)
 
 
 def _http_failure(interaction: Interaction, request_id: str | None) -> LlmFailure:
-    status = interaction.status
     body = interaction.body if interaction.body_kind in ("json", "text") else None
-    detail = _detail(body, f"HTTP {status}")
-    code = _code_for_status(status, _body_text(body, detail))
-    return LlmFailure(
-        message=f"{_SUMMARY[code]} (HTTP {status}): {detail}",
-        code=code,
-        status=status,
-        retry_after=retry_after_seconds(interaction.response_headers),
-        request_id=request_id,
+    return failure_from_http(
+        interaction.status, body, interaction.response_headers, request_id=request_id
     )
 
 

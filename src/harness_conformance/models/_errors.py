@@ -33,7 +33,13 @@ from collections.abc import Iterator, Mapping
 
 from ..errors import LlmError, LlmFailure
 
-__all__ = ["failure_from_exception", "provider_errors", "retry_after_seconds"]
+__all__ = [
+    "failure_from_exception",
+    "failure_from_http",
+    "failure_from_stream_error",
+    "provider_errors",
+    "retry_after_seconds",
+]
 
 _QUOTA = re.compile(r"quota|balance|billing|credit", re.IGNORECASE)
 _CONTEXT = re.compile(
@@ -170,16 +176,14 @@ def failure_from_exception(
     import openai
 
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        detail = _detail(exc.body, exc.message)
-        code = _code_for_status(status, _body_text(exc.body, detail))
         headers = _headers(exc)
-        return LlmFailure(
-            message=f"{_SUMMARY[code]} (HTTP {status}): {detail}",
-            code=code,
-            status=status,
-            retry_after=retry_after_seconds(headers, now=now),
+        return failure_from_http(
+            exc.status_code,
+            exc.body,
+            headers,
             request_id=exc.request_id or headers.get("x-request-id") or request_id,
+            fallback=exc.message,
+            now=now,
         )
     if isinstance(exc, openai.APITimeoutError | TimeoutError) or _is_http_library_error(
         exc, "TimeoutException"
@@ -216,16 +220,44 @@ def failure_from_exception(
             request_id=request_id,
         )
     if isinstance(exc, openai.APIError):
-        detail = _detail(exc.body, exc.message)
-        stream_status = _stream_error_status(exc.body)
-        code = _code_for_stream_error(stream_status, _body_text(exc.body, detail))
-        return LlmFailure(
-            message=f"the provider reported an error in the stream: {detail}",
-            code=code,
-            status=stream_status,
-            request_id=request_id,
-        )
+        return failure_from_stream_error(exc.body, request_id=request_id, fallback=exc.message)
     return None
+
+
+def failure_from_http(
+    status: int,
+    body: object,
+    headers: Mapping[str, str],
+    *,
+    request_id: str | None = None,
+    fallback: str | None = None,
+    now: float | None = None,
+) -> LlmFailure:
+    """The failure an HTTP error response stands for: code from the status and the
+    body's wording, ``retry-after`` from the headers."""
+    detail = _detail(body, fallback or f"HTTP {status}")
+    code = _code_for_status(status, _body_text(body, detail))
+    return LlmFailure(
+        message=f"{_SUMMARY[code]} (HTTP {status}): {detail}",
+        code=code,
+        status=status,
+        retry_after=retry_after_seconds(headers, now=now),
+        request_id=request_id,
+    )
+
+
+def failure_from_stream_error(
+    body: object, *, request_id: str | None = None, fallback: str | None = None
+) -> LlmFailure:
+    """The failure an ``{"error": ...}`` event inside a stream stands for."""
+    detail = _detail(body, fallback or "an error occurred during streaming")
+    status = _stream_error_status(body)
+    return LlmFailure(
+        message=f"the provider reported an error in the stream: {detail}",
+        code=_code_for_stream_error(status, _body_text(body, detail)),
+        status=status,
+        request_id=request_id,
+    )
 
 
 @contextlib.contextmanager
