@@ -112,23 +112,8 @@ class Turn:
             if builder is None:
                 return
             kind = (builder.finish or {}).get("kind")
-            message = {
-                "role": "assistant",
-                "content": builder.content(),
-                "source": {"kind": "model", "model": agent.model.name},
-                "id": agent.new_id(),
-            }
-            agent.durable(
-                AssistantMessageEvent,
-                turn=self.number,
-                step=self.step,
-                message=message,
-                usage=builder.usage,
-                envelope=dict(_APPEND),
-            )
             calls = builder.tool_calls() if kind != "max-tokens" else []
-            agent.history.append(builder.history_message(with_calls=bool(calls)))
-            self.text = builder.text()
+            self._assistant_message(builder, with_calls=bool(calls), interrupted=None)
             if calls:
                 await self._run_tools(calls)
                 self._end_step()
@@ -141,6 +126,29 @@ class Turn:
                 {"kind": "max-tokens"} if kind == "max-tokens" else {"kind": "completed"}
             )
             return
+
+    def _assistant_message(
+        self, builder: MessageBuilder, *, with_calls: bool, interrupted: bool | None
+    ) -> None:
+        """Emit the call's ``assistant/message`` and add it to the history."""
+        agent = self.agent
+        message = {
+            "role": "assistant",
+            "content": builder.content(),
+            "source": {"kind": "model", "model": agent.model.name},
+            "id": agent.new_id(),
+        }
+        agent.durable(
+            AssistantMessageEvent,
+            turn=self.number,
+            step=self.step,
+            message=message,
+            usage=builder.usage,
+            interrupted=interrupted,
+            envelope=dict(_APPEND),
+        )
+        agent.history.append(builder.history_message(with_calls=with_calls))
+        self.text = builder.text()
 
     def _end_step(self) -> None:
         self.agent.durable(StepEndEvent, turn=self.number, step=self.step)
@@ -309,26 +317,9 @@ class Turn:
     # -- cancellation -----------------------------------------------------------------
 
     def _abort(self) -> None:
-        agent = self.agent
         builder = self.builder
         if self.phase == "model" and builder is not None and builder.started:
-            message = {
-                "role": "assistant",
-                "content": builder.content(),
-                "source": {"kind": "model", "model": agent.model.name},
-                "id": agent.new_id(),
-            }
-            agent.durable(
-                AssistantMessageEvent,
-                turn=self.number,
-                step=self.step,
-                message=message,
-                usage=builder.usage,
-                interrupted=True,
-                envelope=dict(_APPEND),
-            )
-            agent.history.append(builder.history_message(with_calls=False))
-            self.text = builder.text()
+            self._assistant_message(builder, with_calls=False, interrupted=True)
         elif self.phase == "tools":
             for index in range(self.emitted, len(self.calls)):
                 self._result(index, self.results[index] or self._aborted(index))
