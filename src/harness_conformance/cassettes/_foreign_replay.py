@@ -325,7 +325,12 @@ def replay_foreign(cassette_path: str | Path, *, profile: str = "strict") -> For
     cannot be read.
     """
 
-    async def run() -> ForeignReplay:
-        return await areplay_foreign(cassette_path, profile=profile)
+    # The result is kept out of the coroutine's return value: the event loop's
+    # shutdown would otherwise build its repr, which covers every event.
+    box: list[ForeignReplay] = []
 
-    return anyio.run(run)
+    async def run() -> None:
+        box.append(await areplay_foreign(cassette_path, profile=profile))
+
+    anyio.run(run)
+    return box[0]
