@@ -20,10 +20,19 @@ if TYPE_CHECKING:
     from .models import OpenAICompatibleModel
     from .replay import SessionRun
 
-__all__ = ["HcCassette", "open_cassette", "session_replayer"]
+__all__ = ["CALL_FAILURE", "HcCassette", "name_codes", "open_cassette", "session_replayer"]
 
 REPLAY_KEY = "replay-placeholder-key"
 """The API key a replaying model sends: the cassette answers, nothing checks it."""
+
+CALL_FAILURE = pytest.StashKey[BaseException]()
+"""What the test body raised (stored by the plugin's ``pytest_runtest_call``)."""
+
+
+class _TestFailed(Exception):
+    """Ends a failed test's cassette block as failed: ``rewrite`` then keeps the previous
+    file, recording modes still save what was recorded, and no unplayed check is added.
+    A cassette error the test's exception does not carry is still raised at teardown."""
 
 
 @dataclass
@@ -68,24 +77,63 @@ def _mode(item: pytest.Item) -> str:
 @contextmanager
 def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
     """Open ``item``'s cassette for the duration of the block."""
+    from vcr import VCR  # type: ignore[import-untyped]
+
     from ._plugin_paths import cassette_path
-    from .cassettes import make_vcr, unused_error, use_cassette
+    from .cassettes import configure_vcr, unused_error, use_cassette
+    from .errors import CassetteError
 
     if path is None:
         path = cassette_path(item, cassette_dir(item.config))
     mode = _mode(item)
-    vcr = make_vcr()
-    item.config.hook.hc_configure_vcr(vcr=vcr, item=item)
+    vcr = VCR()
+    item.config.hook.pytest_hc_configure_vcr(vcr=vcr, item=item)
+    # After the hook, so that nothing it sets can turn scrubbing or the format off.
+    configure_vcr(vcr)
     strict = bool(
         item.config.getoption("hc_strict_cassettes") or item.config.getini("hc_strict_cassettes")
     )
-    with use_cassette(vcr, path, mode=mode, allow_unused=unused_allowed(item)) as use:
-        loaded = len(use.cassette.data)
-        yield HcCassette(item=item, path=path, mode=mode, use=use)
-        if strict and not use.replaying and unused_allowed(item) is None:
-            error = unused_error(use.cassette, loaded=loaded)
-            if error is not None:
-                raise error
+    if CALL_FAILURE in item.stash:
+        del item.stash[CALL_FAILURE]
+    try:
+        with use_cassette(vcr, path, mode=mode, allow_unused=unused_allowed(item)) as use:
+            loaded = len(use.cassette.data)
+            yield HcCassette(item=item, path=path, mode=mode, use=use)
+            failure = item.stash.get(CALL_FAILURE, None)
+            if failure is not None:
+                del item.stash[CALL_FAILURE]
+                raise _TestFailed(f"{item.nodeid} failed while its cassette was open") from failure
+            # A replay checks unplayed interactions itself, and under ``all`` nothing
+            # replays: ``new_episodes`` is the one mode that both plays and records.
+            if strict and use.mode == "new_episodes" and unused_allowed(item) is None:
+                error = unused_error(use.cassette, loaded=loaded)
+                if error is not None:
+                    raise error
+    except _TestFailed as ended:
+        # The test's report already shows its failure; a note means saving failed too.
+        if getattr(ended, "__notes__", None):
+            raise
+    except CassetteError as exc:
+        name_codes(exc)
+        raise
+
+
+def name_codes(exc: BaseException) -> None:
+    """Note ``CassetteError <CODE>`` on every cassette error in ``exc``'s chain (causes,
+    contexts), so a test report names the code next to the message."""
+    from .errors import CassetteError
+
+    pending, seen = [exc], set()
+    while pending:
+        link = pending.pop()
+        if id(link) in seen:
+            continue
+        seen.add(id(link))
+        if isinstance(link, CassetteError):
+            note = f"{type(link).__name__} {link.code}"
+            if note not in getattr(link, "__notes__", ()):
+                link.add_note(note)
+        pending += [e for e in (link.__cause__, link.__context__) if e is not None]
 
 
 def session_replayer(
@@ -94,7 +142,7 @@ def session_replayer(
     """The ``replay_session`` fixture's value: run an agent under the cassette."""
     from .replay import replay_session
 
-    hook = item.config.hook.hc_normalize_tool_result
+    hook = item.config.hook.pytest_hc_normalize_tool_result
 
     def normalize(result: Any) -> Any:
         replaced = hook(result=result, item=item)

@@ -14,7 +14,7 @@ hookspec = pluggy.HookspecMarker("pytest")
 
 
 @hookspec(firstresult=True)
-def hc_normalize_tool_result(
+def pytest_hc_normalize_tool_result(
     result: ToolExecutionResult, item: pytest.Item
 ) -> ToolExecutionResult | None:
     """Return ``result`` with run-to-run noise (timestamps, temporary paths) replaced,
@@ -23,7 +23,7 @@ def hc_normalize_tool_result(
 
 
 @hookspec
-def hc_configure_vcr(vcr: Any, item: pytest.Item) -> None:
+def pytest_hc_configure_vcr(vcr: Any, item: pytest.Item) -> None:
     """Adjust the vcrpy ``VCR`` a test's cassette is opened with (extra matchers,
     ignored hosts). Scrubbing, the header allow-list and the offline guard are applied
     after this hook and cannot be turned off here."""

@@ -7,7 +7,7 @@ Hypothesis are imported inside the fixtures and hooks that use them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +67,21 @@ def pytest_collection_modifyitems(
     from ._pytest_settings import check_cassette_paths
 
     config.stash[_PATHS_KEY] = check_cassette_paths(config, items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """For a test with a cassette, keep what its body raised (the cassette then ends as
+    a failed block) and name the code of any cassette error in it."""
+    try:
+        return (yield)
+    except BaseException as exc:
+        if "hc_cassette" in getattr(item, "fixturenames", ()):
+            from ._pytest_cassette import CALL_FAILURE, name_codes
+
+            item.stash[CALL_FAILURE] = exc
+            name_codes(exc)
+        raise
 
 
 @pytest.fixture

@@ -1,0 +1,34 @@
+"""A replay whose request differs from the recording fails with ``CASSETTE_MISMATCH``
+and a diff of the live request body against the recorded one."""
+
+from __future__ import annotations
+
+import pytest
+from _plugin_project import RECORD, add_script, recording, replaying, session_test
+
+
+def test_a_changed_prompt_fails_with_a_diff_of_the_prompt(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_agent=session_test(["add 2 and 3"]))
+    with recording(pytester, monkeypatch, add_script()):
+        pytester.runpytest(RECORD).assert_outcomes(passed=1)
+
+    pytester.makepyfile(test_agent=session_test(["add 3 and 2"]))
+    replaying(monkeypatch)
+    result = pytester.runpytest()
+    # The loop turns the miss into an error turn (the test fails on run.ok) and the
+    # cassette raises the miss itself when the test ends.
+    result.assert_outcomes(failed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*CassetteError: cassette *test_agent*test_session.yaml has no unplayed recording"
+            " matching POST 127.0.0.1/v1/chat/completions",
+            "*--- recorded #0 POST 127.0.0.1/v1/chat/completions",
+            "*+++ live request",
+            '*-      "content": "add 2 and 3",',
+            '*+      "content": "add 3 and 2",',
+            "*re-record with --hc-record-mode=rewrite*",
+            "*CassetteError CASSETTE_MISMATCH",
+        ]
+    )
