@@ -136,12 +136,14 @@ def test_a_scrubbed_cassette_has_the_placeholder_in_structured_yaml() -> None:
 
 # -- the scanner -------------------------------------------------------------------------
 
+# Fake keys are assembled from two literals so this file itself holds no key-shaped text.
+FAKE_BODY = "Ab3dEf6hIj9kLm2nOp5qRs8t"
 POSITIVES = [
-    ("note: sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t\n", "OpenAI-style API key"),
-    ("k: gsk_Ab3dEf6hIj9kLm2nOp5qRs8tUv1w\n", "Groq API key"),
+    ("note: sk-" + "proj-" + FAKE_BODY + "\n", "OpenAI-style API key"),
+    ("k: gsk" + "_" + FAKE_BODY + "Uv1w\n", "Groq API key"),
     ("k: xai-Ab3dEf6hIj9kLm2nOp5qRs8tUv1w\n", "xAI API key"),
     ("k: AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6q\n", "Google API key"),
-    ("authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc123def456\n", "bearer token"),
+    ("authorization: Bearer " + "eyJhbGciOiJIUzI1NiJ9.abc123def456\n", "bearer token"),
     ("uri: https://h/x?api_key=0123456789abcdef0123456789abcdef\n", "long hex key"),
     ("x-api-key:\n- 0123456789abcdef0123456789abcdef\n", "long hex key"),
     ('body: {"token": "QWxhZGRpbjpvcGVuIHNlc2FtZQ9Zx3Lw7Kp2Vn8Rt4Ys1Bd"}\n', "long base64 key"),
@@ -157,7 +159,7 @@ def test_secret_looking_tokens_are_found(text: str, kind: str) -> None:
 
 NEGATIVES = [
     "authorization: Bearer <redacted>\n",
-    "name: task-Ab3dEf6hIj9kLm2nOp5qRs8tUv\n",
+    "name: task-" + FAKE_BODY + "Uv\n",
     "authorization: Bearer test_openai_api_key\n",
     "authorization: AUTHORIZATION-XXX\n",
     "k: sk-XXXXXXXXXXXXXXXXXXXXXXXXXXXX\n",
@@ -223,7 +225,7 @@ def test_refusing_names_the_file_and_never_prints_the_secret() -> None:
 
 
 def test_refusing_lists_at_most_five_findings() -> None:
-    text = "".join(f"k{i}: sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t{i}\n" for i in range(7))
+    text = "".join(f"k{i}: sk-" + f"proj-{FAKE_BODY}{i}\n" for i in range(7))
     with pytest.raises(CassetteError, match=r"7 secret-looking token\(s\).*and 2 more"):
         refuse_secrets(text, path=None)
 
