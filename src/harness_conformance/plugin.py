@@ -7,7 +7,8 @@ Hypothesis are imported inside the fixtures and hooks that use them.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+import sys
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     for line in (
         "hc_cassette(name=None, record_mode=None): this test's cassette name and record mode",
@@ -59,6 +61,14 @@ def pytest_configure(config: pytest.Config) -> None:
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
     ):
         config.addinivalue_line("markers", line)
+    # The Hypothesis profiles ``ci`` and ``dev`` are registered (never loaded) when
+    # Hypothesis is already imported or ``--hypothesis-profile`` makes Hypothesis's own
+    # plugin import it next; importing `harness_conformance.standard` registers them
+    # too. First among the configure hooks, so ``--hypothesis-profile=ci`` finds them.
+    if "hypothesis" in sys.modules or config.getoption("hypothesis_profile", None):
+        from ._pytest_standard import register_profiles
+
+        register_profiles()
 
 
 def pytest_collection_modifyitems(
@@ -67,6 +77,19 @@ def pytest_collection_modifyitems(
     from ._pytest_settings import check_cassette_paths
 
     config.stash[_PATHS_KEY] = check_cassette_paths(config, items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(
+    collector: pytest.Module | pytest.Class, name: str, obj: object
+) -> Generator[None, object, object]:
+    """Drop the standard suites themselves; check every collected subclass of one."""
+    result = yield
+    if isinstance(obj, type) and "harness_conformance.standard" in sys.modules:
+        from ._pytest_standard import collect_class
+
+        return collect_class(collector, name, obj, result)
+    return result
 
 
 @pytest.hookimpl(wrapper=True)
@@ -115,3 +138,12 @@ def replay_session(hc_cassette: HcCassette, invariants: str, request: pytest.Fix
     from ._pytest_cassette import session_replayer
 
     return session_replayer(hc_cassette, invariants, request.node)
+
+
+@pytest.fixture
+def validation_report() -> Callable[..., Any]:
+    """``validation_report(tool)``: the `ValidationReport` of a tool, a DSL spec or a
+    JSON Schema dict; snapshot it with ``snapshot(extension_class=ValidationReportSnapshot)``."""
+    from ._report import validation_report as build
+
+    return build

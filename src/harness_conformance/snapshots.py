@@ -6,6 +6,10 @@ first appearance (``<uuid-1>``, ``<id-1>``); ``seq`` is kept. `EventLogSnapshot`
 is a syrupy extension that writes one readable, versioned ``.events.jsonl`` file per
 snapshot: use it as ``snapshot.use_extension(EventLogSnapshot)``; ``pytest
 --snapshot-update`` refreshes it.
+
+`ValidationReportSnapshot` writes a tool's validation report (see
+`harness_conformance.standard.validation_report`) as one versioned ``.validation.txt``
+file per snapshot.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from .events import DurableEvent, event_to_json
 
-__all__ = ["SNAPSHOT_FORMAT", "EventLogSnapshot", "normalize_events"]
+__all__ = ["SNAPSHOT_FORMAT", "EventLogSnapshot", "ValidationReportSnapshot", "normalize_events"]
 
 SNAPSHOT_FORMAT = 1
 """The version written on the first line of every event-log snapshot."""
@@ -89,3 +93,20 @@ class EventLogSnapshot(SingleFileSnapshotExtension):
             for event in normalize_events(_events_of(data))
         ]
         return "\n".join(lines) + "\n"
+
+
+class ValidationReportSnapshot(SingleFileSnapshotExtension):
+    """A syrupy extension: a tool's validation report as readable, versioned text, one
+    ``.validation.txt`` file per snapshot. It snapshots a `ValidationReport`, or a
+    `Tool`, DSL spec or JSON Schema dict whose report it builds:
+    ``assert snapshot(extension_class=ValidationReportSnapshot) == validation_report(tool)``.
+    """
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "validation.txt"
+
+    def serialize(self, data: Any, **kwargs: Any) -> str:
+        from ._report import ValidationReport, validation_report
+
+        report = data if isinstance(data, ValidationReport) else validation_report(data)
+        return report.render()

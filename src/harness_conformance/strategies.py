@@ -1,18 +1,22 @@
-"""Hypothesis strategies for tool parameter specs and plain JSON values.
+"""Hypothesis strategies for tool parameter specs, their arguments and corruptions.
 
-`specs()` draws valid DSL specs, built with the ``s`` builders, covering every node
-kind, annotation, literal and constraint the DSL has; `json_values()` draws the plain
-JSON values a model could send. Both shrink towards the simplest case (a null, an
-empty parameter map, no annotations, no constraints) and are deterministic under a
-seed. Unlike the rest of the package this module imports Hypothesis when it is
-imported: only callers who want strategies import it.
+- `valid_args(spec)` draws arguments a spec accepts, built from the spec tree.
+- `corruptions(spec)` draws `Corruption` values: valid arguments with one targeted
+  change, the kind of change, where it is and the message `validate_args` must give.
+- `corruption_examples(spec)` lists one fixed corruption per applicable kind.
+- `specs()` draws valid DSL specs covering every node kind, annotation, literal and
+  constraint the DSL has; `json_values()` draws the plain JSON values a model could send.
+
+``spec`` may be a DSL spec, a `Tool` or a JSON Schema dict. Every strategy shrinks
+towards the simplest case and is deterministic under a seed. Unlike the rest of the
+package this module imports Hypothesis when it is imported: only callers who want
+strategies import it.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -20,59 +24,17 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from ._strategies_corrupt import Corruption, corruption_examples, corruptions
+from ._strategies_valid import valid_args
+from ._strategies_values import BIG_INTS, FINITE_FLOATS, json_values
 from .schema._build import s
 from .schema._nodes import Defs, Node, Params, Spec
 
-__all__ = ["json_values", "specs"]
+__all__ = ["Corruption", "corruption_examples", "corruptions", "json_values", "specs", "valid_args"]
+
+Corruption.__module__ = __name__
 
 Fields = dict[str, Any]
-
-# -- JSON values -----------------------------------------------------------------------
-
-_NON_FINITE = (math.nan, math.inf, -math.inf, -0.0)
-
-
-def _without_negative_zero(value: float) -> float:
-    # Adding +0.0 turns -0.0 into 0.0 and leaves every other finite float unchanged.
-    return value + 0.0
-
-
-def _signed(magnitude: int, negative: bool) -> int:
-    return -magnitude if negative else magnitude
-
-
-_BIG_INTS = st.builds(_signed, st.integers(min_value=2**53 - 1, max_value=2**80), st.booleans())
-_INTEGERS = st.one_of(st.integers(), _BIG_INTS)
-_FINITE_FLOATS = st.one_of(
-    st.integers(min_value=-(2**53), max_value=2**53).map(float),
-    st.floats(allow_nan=False, allow_infinity=False).map(_without_negative_zero),
-)
-_KEYS = st.text(max_size=8)
-
-
-def json_values(*, max_leaves: int = 12, allow_non_finite: bool = False) -> st.SearchStrategy[Any]:
-    """Plain JSON values: ``None``, booleans, integers (big ones too), finite floats
-    (integral ones such as ``1.0`` too, never ``-0.0``), unicode strings, and lists and
-    str-keyed dicts of those, nested up to ``max_leaves`` scalars in all.
-
-    With ``allow_non_finite`` the floats also include NaN, the infinities and ``-0.0``,
-    the numbers JSON cannot carry losslessly.
-    """
-    if max_leaves < 1:
-        raise InvalidArgument(f"max_leaves={max_leaves!r} must be at least 1")
-    floats = _FINITE_FLOATS
-    if allow_non_finite:
-        floats = st.one_of(_FINITE_FLOATS, st.sampled_from(_NON_FINITE), st.floats())
-    scalars = st.one_of(st.none(), st.booleans(), _INTEGERS, floats, st.text(max_size=12))
-
-    def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-        return st.one_of(
-            st.lists(children, max_size=4),
-            st.dictionaries(_KEYS, children, max_size=4),
-        )
-
-    return st.recursive(scalars, extend, max_leaves=max_leaves)
-
 
 # -- annotations and literals ----------------------------------------------------------
 
@@ -92,14 +54,14 @@ _ANNOTATIONS: st.SearchStrategy[Fields] = st.fixed_dictionaries(
 
 _INTEGER_LITERALS = st.one_of(
     st.integers(min_value=-20, max_value=20),
-    _BIG_INTS,
+    BIG_INTS,
     st.integers(min_value=-20, max_value=20).map(float),
 )
 _LITERALS: dict[str, st.SearchStrategy[Any]] = {
     "null": st.none(),
     "boolean": st.booleans(),
     "integer": _INTEGER_LITERALS,
-    "number": st.one_of(_INTEGER_LITERALS, st.sampled_from((0.5, -1.5, 2.25)), _FINITE_FLOATS),
+    "number": st.one_of(_INTEGER_LITERALS, st.sampled_from((0.5, -1.5, 2.25)), FINITE_FLOATS),
     "string": st.text(max_size=6),
     "array": st.lists(_SMALL_JSON, max_size=3),
     "object": st.dictionaries(st.sampled_from(_NAMES), _SMALL_JSON, max_size=3),

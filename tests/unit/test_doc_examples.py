@@ -10,7 +10,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("doc", ["README.md", "docs/schema.md", "docs/agent.md"])
+@pytest.mark.parametrize(
+    "doc", ["README.md", "docs/schema.md", "docs/agent.md", "docs/strategies.md"]
+)
 def test_python_examples_run(doc: str) -> None:
     text = (ROOT / doc).read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)

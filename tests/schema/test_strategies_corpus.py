@@ -1,0 +1,158 @@
+"""`valid_args`, `corruptions` and `corruption_examples` over the real tool-schema
+corpus (3,677 schemas from six public sources).
+
+For every schema `from_json_schema` imports, strategies build (except the schemas in
+`UNSATISFIABLE`, which no value can satisfy), a few derandomized valid values and
+corruptions are drawn, and each is checked twice: by `validate_args` on the imported
+spec and by the jsonschema oracle on the *original* schema. Valid values must pass
+both; corruptions must fail both (the oracle is skipped for ``non-finite-number``,
+which JSON cannot carry) and carry their expected message. The fixed examples of
+`corruption_examples` are checked the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from jsonschema import Draft202012Validator
+
+from _corpus import tool_schemas
+from harness_conformance.errors import SchemaError
+from harness_conformance.schema import Spec, from_json_schema, validate_args
+from harness_conformance.strategies import Corruption, corruption_examples, corruptions, valid_args
+
+UNSATISFIABLE = {
+    # A required array whose enum lists strings: no array equals a string.
+    "bfcl:270456123b": '"intents" accepts none of its literals ["Weather","News","Traffic"]',
+    "bfcl:e128877a93": '"metrics" accepts none of its literals ["favorability",',
+    # A required integer whose enum lists the digits as strings.
+    "bfcl:104da4b065": '"number_of_tickets" accepts none of its literals ["1","2",',
+}
+"""Corpus ids whose schema no value satisfies, with the reason the error must give."""
+
+DRAWS = 3
+"""Derandomized examples per schema, each a valid value and a corruption."""
+
+_DRAW = settings(
+    max_examples=DRAWS,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    phases=[Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@dataclass
+class CorpusRun:
+    imported: int = 0
+    unsatisfiable: dict[str, str] = field(default_factory=dict)
+    valid: int = 0
+    corrupt: Counter[str] = field(default_factory=Counter)
+    examples: Counter[str] = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)
+
+    def counts(self) -> str:
+        return (
+            f"{self.imported} imported, {len(self.unsatisfiable)} unsatisfiable, {self.valid} "
+            f"valid values, {sum(self.corrupt.values())} corruptions, "
+            f"{sum(self.examples.values())} fixed examples"
+        )
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, default=repr)[:200]
+
+
+def _check_corruption(
+    ident: str, spec: Spec, oracle: Draft202012Validator, corruption: Corruption, run: CorpusRun
+) -> None:
+    messages = validate_args(spec, corruption.args)
+    if corruption.expected_message not in messages:
+        run.failures.append(f"{ident}: {corruption!r} got {messages}")
+    if corruption.kind != "non-finite-number" and oracle.is_valid(corruption.args):
+        run.failures.append(f"{ident}: the oracle accepts {corruption!r}")
+
+
+def _check_schema(ident: str, schema: dict[str, Any], spec: Spec, run: CorpusRun) -> None:
+    oracle = Draft202012Validator(schema)
+    try:
+        valid = valid_args(spec)
+    except Unsatisfiable as exc:
+        run.unsatisfiable[ident] = str(exc)
+        return
+    examples = corruption_examples(spec)
+    for example in examples:
+        run.examples[example.kind] += 1
+        _check_corruption(ident, spec, oracle, example, run)
+
+    @_DRAW
+    @given(value=valid, corruption=corruptions(spec) if examples else st.none())
+    def draw(value: Any, corruption: Corruption | None) -> None:
+        run.valid += 1
+        messages = validate_args(spec, value)
+        if messages or not oracle.is_valid(value):
+            run.failures.append(f"{ident}: valid value {_shown(value)} got {messages}")
+        if corruption is not None:
+            run.corrupt[corruption.kind] += 1
+            _check_corruption(ident, spec, oracle, corruption, run)
+
+    before = run.valid
+    draw()
+    if run.valid == before:
+        run.failures.append(f"{ident}: no valid value was drawn")
+
+
+@pytest.fixture(scope="module")
+def run() -> CorpusRun:
+    result = CorpusRun()
+    for row in tool_schemas():
+        try:
+            spec = from_json_schema(row.schema)
+        except SchemaError:
+            continue  # refusals are pinned by test_corpus.py
+        result.imported += 1
+        _check_schema(row.id, row.schema, spec, result)
+    return result
+
+
+def test_strategies_exist_for_every_satisfiable_schema(run: CorpusRun) -> None:
+    assert set(run.unsatisfiable) == set(UNSATISFIABLE), run.unsatisfiable
+    for ident, reason in UNSATISFIABLE.items():
+        assert reason in run.unsatisfiable[ident], (ident, run.unsatisfiable[ident])
+    assert run.imported >= 3670, run.counts()
+
+
+def test_valid_values_and_corruptions_agree_with_the_oracle(run: CorpusRun) -> None:
+    assert run.failures == [], f"{len(run.failures)} failures ({run.counts()}):\n" + "\n".join(
+        run.failures[:30]
+    )
+    assert sum(run.corrupt.values()) == run.valid, run.counts()
+
+
+def test_corruptions_reach_the_kinds_the_corpus_has(run: CorpusRun) -> None:
+    # The corpus has no patterns and no non-object roots; its only const literals sit
+    # inside one_of branches, which corruptions never enter.
+    expected = {
+        "missing-required",
+        "wrong-type",
+        "enum-miss",
+        "out-of-range",
+        "too-long",
+        "too-short",
+        "extra-key-closed",
+        "bad-item",
+        "not-an-object",
+        "one-of-none",
+        "non-finite-number",
+    }
+    assert set(run.examples) == expected, run.examples
+    assert set(run.corrupt) <= expected, run.corrupt
+    assert len(run.corrupt) >= 8, run.corrupt
