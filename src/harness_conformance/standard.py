@@ -50,6 +50,7 @@ __all__ = [
 register_profiles()
 
 _INVALID_ARGS = {"name": "ToolArgsError", "code": "INVALID_ARGS"}
+_SIGNATURE_VISIBLE = frozenset({"wrong-type", "missing-required", "not-an-object"})
 _CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -191,6 +192,26 @@ class ToolConformanceTests:
             )
 
         _run_given(valid_args(probe), check)
+
+    def test_type_corruptions_fail_the_signature(self) -> None:
+        """Corruptions the annotations can see (a wrong type, a missing required
+        argument, arguments that are not an object) break the body's signature too."""
+        target = getattr(type(self), "tool", None)
+        signature = typed_signature(target.fn) if isinstance(target, Tool) else None
+        if signature is None:
+            pytest.skip("the tool has no typed function signature to compare with its spec")
+        probe = self._probe(type(self))
+        kinds = [k for k in _kinds(probe) if k in _SIGNATURE_VISIBLE]
+        if not kinds:
+            pytest.skip("no corruption of this tool is visible to type annotations")
+
+        def check(corruption: Corruption) -> None:
+            assert signature_problems(signature, corruption.args), (
+                f"{corruption.kind} at {corruption.path!r} fits the signature of the tool's "
+                f"body although the spec refuses it: {corruption.args!r}"
+            )
+
+        _run_given(corruptions(probe, kinds=kinds), check)
 
     def test_validation_report_matches_snapshot(self, request: pytest.FixtureRequest) -> None:
         """The validation report equals its snapshot (``pytest --snapshot-update``

@@ -41,7 +41,7 @@ class TestSessions(SessionConformanceTests):
     cassettes = CASSETTES
 """
 
-FIXED = 5
+FIXED = 6
 """The standard tool tests besides ``test_corruption_is_rejected``, one per kind."""
 
 
@@ -120,6 +120,30 @@ def test_both_suites_pass_and_the_report_snapshot_guards_messages(
     result.stdout.fnmatch_lines(["*FAILED*test_validation_report_matches_snapshot*"])
 
 
+def test_a_spec_stricter_than_the_signature_is_caught_by_type_corruptions(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        from typing import Any
+
+        from harness_conformance import define_tool, s
+        from harness_conformance.standard import ToolConformanceTests
+
+
+        def echo(text: Any = None) -> str:
+            return str(text)
+
+
+        class TestEcho(ToolConformanceTests):
+            tool = define_tool("echo", "Echo.", {"text": s.string(required=True)}, echo)
+        """
+    )
+    result = pytester.runpytest("--snapshot-update")
+    result.assert_outcomes(failed=1, passed=FIXED - 1 + len(corruption_kinds(pytester)))
+    result.stdout.fnmatch_lines(["*FAILED*test_type_corruptions_fail_the_signature*"])
+
+
 def test_a_spec_that_drifts_from_the_signature_fails(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """
@@ -157,7 +181,7 @@ def test_a_tool_given_as_a_spec_skips_the_signature_test(pytester: pytest.Pytest
         """
     )
     result = pytester.runpytest("--snapshot-update", "-rs")
-    result.assert_outcomes(skipped=1, passed=FIXED - 1 + len(corruption_kinds(pytester)))
+    result.assert_outcomes(skipped=2, passed=FIXED - 2 + len(corruption_kinds(pytester)))
     result.stdout.fnmatch_lines(["*no typed function signature*"])
 
 
