@@ -50,7 +50,8 @@ def english_docs(root: Path) -> list[Path]:
             name
             for name in dirnames
             if name not in EXCLUDED_DIR_NAMES
-            and not name.endswith(".egg-info")
+            and not name.endswith((".egg-info", "-venv"))
+            and not (here / name / "pyvenv.cfg").exists()
             and (here / name).relative_to(root) not in EXCLUDED_SUBTREES
         )
         found.extend(
