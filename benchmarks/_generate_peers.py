@@ -1,0 +1,201 @@
+"""The measurement behind ``generate.py``, and the runner for the peers.
+
+``measure`` draws examples from one strategy and checks them; ``generate.py`` uses it for
+our strategies, and this file, run as a script, uses it for the peers. The peers need a
+Hypothesis release older than the one this package depends on, so ``generate.py`` runs
+this file in a virtualenv of its own::
+
+    python _generate_peers.py SCHEMAS.json [N]
+
+``SCHEMAS.json`` is a list of ``{"id": ..., "schema": ...}``. For each peer the runner
+draws ``N`` (default 50) examples per schema and prints one JSON document to stdout:
+``{"versions": {...}, "tools": {name: {"available": bool, "reason": str | None,
+"results": [...]}}}``, one result per schema as ``measure`` returns it.
+
+* hypothesis-jsonschema: ``hypothesis_jsonschema.from_schema(schema)``;
+* schemathesis: it has no public call that turns a bare JSON Schema into a strategy, so
+  the schema becomes the JSON request body of the one operation of a minimal OpenAPI 3.1
+  document (``schemathesis.openapi.from_dict``), and the examples are the ``body`` of
+  the cases that ``operation.as_strategy()`` draws in its default (positive) mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+import time
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+__all__ = ["EXAMPLES", "measure", "run_peers"]
+
+EXAMPLES = 50
+"""Examples drawn per schema."""
+_FAILURE_TEXT = 160
+
+
+def _settings(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+def _undeclared(schema: Any, example: Any) -> bool:
+    """Whether ``example`` has keys the root ``properties`` of ``schema`` does not declare."""
+    if not isinstance(example, dict):
+        return False
+    declared = schema.get("properties") if isinstance(schema, dict) else None
+    declared = declared if isinstance(declared, dict) else {}
+    return any(key not in declared for key in example)
+
+
+def measure(
+    schema_id: str,
+    schema: Any,
+    make: Callable[[Any], st.SearchStrategy[Any]],
+    pick: Callable[[Any], Any] = lambda value: value,
+    examples: int = EXAMPLES,
+) -> dict[str, Any]:
+    """Time building ``make(schema)`` and running a ``@given`` test that records examples.
+
+    The time covers building the strategy and the whole test call. Afterwards every
+    example (``pick`` of the drawn value) is checked for undeclared root keys and with
+    the draft 2020-12 validator. An exception, ``Unsatisfiable`` among them, is a failure.
+    """
+    drawn: list[Any] = []
+    failure: str | None = None
+    start = time.perf_counter()
+    try:
+        strategy = make(schema)
+
+        @_settings(examples)
+        @given(strategy)
+        def record(value: Any) -> None:
+            drawn.append(pick(value))
+
+        record()
+    except Exception as error:
+        failure = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        failure = failure[:_FAILURE_TEXT]
+    elapsed_ms = (time.perf_counter() - start) * 1000
+    undeclared = invalid = unchecked = 0
+    try:
+        validator: Draft202012Validator | None = Draft202012Validator(schema)
+    except Exception:
+        validator = None
+    for example in drawn:
+        undeclared += _undeclared(schema, example)
+        try:
+            if validator is None:
+                raise ValueError("no validator")
+            invalid += not validator.is_valid(example)
+        except Exception:
+            unchecked += 1
+    return {
+        "id": schema_id,
+        "ms": elapsed_ms,
+        "examples": len(drawn),
+        "undeclared": undeclared,
+        "invalid": invalid,
+        "unchecked": unchecked,
+        "failure": failure,
+    }
+
+
+def _openapi(schema: Any) -> dict[str, Any]:
+    """A minimal OpenAPI 3.1 document whose one operation takes ``schema`` as its body."""
+    document: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {"title": "tool", "version": "1"},
+        "paths": {
+            "/tool": {
+                "post": {
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": schema}},
+                    },
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    if isinstance(schema, dict):
+        # Local references ("#/$defs/x") resolve against the document root.
+        for key in ("$defs", "definitions"):
+            if key in schema:
+                document[key] = schema[key]
+    return document
+
+
+def _peers() -> dict[str, tuple[Callable[[Any], Any] | None, Callable[[Any], Any], str | None]]:
+    """Per peer: the strategy maker (None when it cannot be used), the picker, the reason."""
+    found: dict[str, tuple[Callable[[Any], Any] | None, Callable[[Any], Any], str | None]] = {}
+    try:
+        from hypothesis_jsonschema import from_schema
+
+        found["hypothesis-jsonschema"] = (from_schema, lambda value: value, None)
+    except Exception as error:
+        found["hypothesis-jsonschema"] = (None, lambda value: value, f"import failed: {error}")
+    try:
+        import schemathesis
+
+        def from_openapi(schema: Any) -> st.SearchStrategy[Any]:
+            api = schemathesis.openapi.from_dict(_openapi(schema))
+            return api["/tool"]["POST"].as_strategy()
+
+        found["schemathesis"] = (from_openapi, lambda case: case.body, None)
+    except Exception as error:
+        found["schemathesis"] = (None, lambda value: value, f"import failed: {error}")
+    return found
+
+
+def _version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def run_peers(entries: list[dict[str, Any]], examples: int = EXAMPLES) -> dict[str, Any]:
+    """Every peer over every entry; the first entry is drawn once untimed as a warm-up."""
+    tools: dict[str, Any] = {}
+    for name, (make, pick, reason) in _peers().items():
+        if make is None:
+            tools[name] = {"available": False, "reason": reason, "results": []}
+            continue
+        if entries:
+            measure(entries[0]["id"], entries[0]["schema"], make, pick, examples)
+        results = [measure(e["id"], e["schema"], make, pick, examples) for e in entries]
+        tools[name] = {"available": True, "reason": None, "results": results}
+    names = ("hypothesis", "hypothesis-jsonschema", "schemathesis", "jsonschema")
+    return {"versions": {name: _version(name) for name in names}, "tools": tools}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (2, 3):
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[1], encoding="utf-8") as source:
+        entries = json.load(source)
+    examples = int(argv[2]) if len(argv) == 3 else EXAMPLES
+    # Hypothesis and the peers may print while drawing; only the result goes to stdout.
+    with contextlib.redirect_stdout(io.StringIO()):
+        report = run_peers(entries, examples)
+    json.dump(report, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
