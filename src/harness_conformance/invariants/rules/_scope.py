@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 
 from ...events import StepStartEvent, TurnStartEvent
 
-__all__ = ["SEQ_GAP", "Check", "Handlers", "Scope"]
+__all__ = ["SEQ_GAP", "Check", "Handlers", "Scope", "ScopedRule"]
 
 Check: TypeAlias = Callable[[Any], "str | None"]
 """One event in, a violation message (or ``None``) out."""
@@ -78,3 +78,12 @@ class Scope:
 
     def _close_step(self, event: Any) -> None:
         self.step = None
+
+
+class ScopedRule:
+    """Base of the rules that judge events against the shared `Scope`."""
+
+    __slots__ = ("_scope",)
+
+    def __init__(self, scope: Scope) -> None:
+        self._scope = scope

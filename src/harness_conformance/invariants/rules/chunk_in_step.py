@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...events import AssistantChunkEvent
-from ._scope import Handlers, Scope
+from ._scope import Handlers, ScopedRule
 
 __all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 
@@ -12,13 +12,10 @@ STATEMENT = "an `assistant/chunk` needs an open step (step/start precedes its ch
 STRICT_ONLY = False
 
 
-class Rule:
+class Rule(ScopedRule):
     """Reads the open step from the shared scope."""
 
-    __slots__ = ("_scope",)
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
+    __slots__ = ()
 
     def handlers(self) -> Handlers:
         return {"assistant/chunk": self.check}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._scope import Handlers, Scope
+from ._scope import Handlers, ScopedRule
 
 __all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 
@@ -20,13 +20,10 @@ STRICT_ONLY = True
 _TYPES = ("assistant/chunk", "assistant/message", "tool/call", "tool/result", "step/end")
 
 
-class Rule:
+class Rule(ScopedRule):
     """Compares an event's turn and step with the shared scope."""
 
-    __slots__ = ("_scope",)
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
+    __slots__ = ()
 
     def handlers(self) -> Handlers:
         return dict.fromkeys(_TYPES, self.check)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._scope import SEQ_GAP, Handlers, Scope
+from ._scope import SEQ_GAP, Handlers, ScopedRule
 
 __all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 
@@ -18,17 +18,14 @@ STATEMENT = "seq starts at 0 and grows by exactly 1"
 STRICT_ONLY = True
 
 
-class Rule:
+class Rule(ScopedRule):
     """Expects one more than the previous seq, which the shared scope keeps.
 
     It only needs the events whose seq is not one more than the previous seq; of
     those, only a first seq of 0 is right.
     """
 
-    __slots__ = ("_scope",)
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
+    __slots__ = ()
 
     def handlers(self) -> Handlers:
         return {SEQ_GAP: self.check}

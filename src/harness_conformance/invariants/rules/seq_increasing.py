@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._scope import SEQ_GAP, Handlers, Scope
+from ._scope import SEQ_GAP, Handlers, ScopedRule
 
 __all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 
@@ -18,17 +18,14 @@ STATEMENT = "every seq is greater than the previous one"
 STRICT_ONLY = False
 
 
-class Rule:
+class Rule(ScopedRule):
     """Compares a seq with the previous one, which the shared scope keeps.
 
     It only needs the events whose seq is not one more than the previous seq: a
     successor is always greater.
     """
 
-    __slots__ = ("_scope",)
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
+    __slots__ = ()
 
     def handlers(self) -> Handlers:
         return {SEQ_GAP: self.check}

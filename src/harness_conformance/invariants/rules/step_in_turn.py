@@ -8,7 +8,7 @@ compares its step number only.
 from __future__ import annotations
 
 from ...events import StepEndEvent, StepStartEvent
-from ._scope import Handlers, Scope
+from ._scope import Handlers, ScopedRule
 
 __all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 
@@ -17,13 +17,10 @@ STATEMENT = "`step/start` names the open turn; `step/end` names the open step; n
 STRICT_ONLY = False
 
 
-class Rule:
+class Rule(ScopedRule):
     """Reads the open turn and step from the shared scope."""
 
-    __slots__ = ("_scope",)
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
+    __slots__ = ()
 
     def handlers(self) -> Handlers:
         return {"step/start": self.check_start, "step/end": self.check_end}

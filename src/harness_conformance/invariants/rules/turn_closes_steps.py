@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...events import TurnEndEvent
-from ._scope import Handlers, Scope
+from ._scope import Handlers, ScopedRule
 
 __all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 
@@ -12,13 +12,10 @@ STATEMENT = "`turn/end` with a step still open is a violation"
 STRICT_ONLY = True
 
 
-class Rule:
+class Rule(ScopedRule):
     """Reads the open step from the shared scope."""
 
-    __slots__ = ("_scope",)
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
+    __slots__ = ()
 
     def handlers(self) -> Handlers:
         return {"turn/end": self.check}

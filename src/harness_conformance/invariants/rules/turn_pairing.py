@@ -4,7 +4,7 @@ open turn."""
 from __future__ import annotations
 
 from ...events import TurnEndEvent, TurnStartEvent
-from ._scope import Handlers, Scope
+from ._scope import Handlers, ScopedRule
 
 __all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 
@@ -13,13 +13,10 @@ STATEMENT = "`turn/start` only when no turn is open; `turn/end` names the open t
 STRICT_ONLY = False
 
 
-class Rule:
+class Rule(ScopedRule):
     """Reads the open turn from the shared scope."""
 
-    __slots__ = ("_scope",)
-
-    def __init__(self, scope: Scope) -> None:
-        self._scope = scope
+    __slots__ = ()
 
     def handlers(self) -> Handlers:
         return {"turn/start": self.check_start, "turn/end": self.check_end}
