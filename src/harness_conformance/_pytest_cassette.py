@@ -121,19 +121,14 @@ def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
 def name_codes(exc: BaseException) -> None:
     """Note ``CassetteError <CODE>`` on every cassette error in ``exc``'s chain (causes,
     contexts), so a test report names the code next to the message."""
+    from .cassettes._guard import exception_chain
     from .errors import CassetteError
 
-    pending, seen = [exc], set()
-    while pending:
-        link = pending.pop()
-        if id(link) in seen:
-            continue
-        seen.add(id(link))
+    for link in exception_chain(exc):
         if isinstance(link, CassetteError):
             note = f"{type(link).__name__} {link.code}"
             if note not in getattr(link, "__notes__", ()):
                 link.add_note(note)
-        pending += [e for e in (link.__cause__, link.__context__) if e is not None]
 
 
 def session_replayer(

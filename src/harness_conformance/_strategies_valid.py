@@ -38,7 +38,7 @@ from ._strategies_values import (
     string_gen,
 )
 from .schema._checks import Check
-from .schema._compile import compile_check
+from .schema._compile import accepted_kinds, compile_check
 from .schema._from_json import from_json_schema
 from .schema._leaves import plural
 from .schema._lossless import canonical
@@ -135,18 +135,7 @@ class Builder:
 
     def kinds(self, node: Node) -> frozenset[str]:
         """The JSON kinds a node accepts by type alone (``number`` covers ``integer``)."""
-        if isinstance(node, (OneOfNode, AnyOfNode)):
-            return frozenset().union(*(self.kinds(b) for b in node.branches))
-        if isinstance(node, RefNode):
-            if node.name not in self.kinds_memo:
-                self.kinds_memo[node.name] = ALL_KINDS
-                self.kinds_memo[node.name] = self.kinds(self.defs[node.name])
-            return self.kinds_memo[node.name]
-        if isinstance(node, JsonNode):
-            return ALL_KINDS
-        if isinstance(node, NumberNode):
-            return frozenset({"number", "integer"})
-        return frozenset({node.kind})
+        return accepted_kinds(node, self.defs, self.kinds_memo)
 
     def node(self, node: Node, budget: int) -> Gen | Nothing:
         if isinstance(node, _LITERAL_NODES) and (node.enum is not None or node.const is not UNSET):

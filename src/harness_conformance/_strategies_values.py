@@ -23,6 +23,7 @@ from .schema._leaves import leaf_check
 from .schema._lossless import canonical
 from .schema._nodes import IntegerNode, NumberNode, StringNode
 from .schema._render import compact_json, join_path, label
+from .schema._validate import run_check
 
 __all__ = [
     "BIG_INTS",
@@ -125,15 +126,7 @@ class Nothing:
 def accepts(check: Check, value: Any) -> bool:
     """Whether a compiled check reports nothing for ``value``."""
     out = Out()
-    walk = check(value, "", None, out)
-    if walk is not None:
-        stack = [walk]
-        while stack:
-            child = next(stack[-1], None)
-            if child is None:
-                stack.pop()
-            else:
-                stack.append(child)
+    run_check(check, value, out)
     return not out
 
 

@@ -17,7 +17,6 @@ Hypothesis when it is imported.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import FunctionType, MappingProxyType
@@ -36,6 +35,7 @@ from ._report import (
     validation_report,
 )
 from ._standard_signature import signature_problems, typed_signature
+from .schema._lossless import is_lossless
 from .strategies import Corruption, corruption_examples, corruptions, valid_args
 from .tools import Tool
 
@@ -61,21 +61,6 @@ def _run_given(strategy: st.SearchStrategy[Any], check: Callable[[Any], None]) -
     inherited by many classes is never one Hypothesis test run by different executors.
     """
     given(strategy)(check)()
-
-
-def _is_lossless(value: Any) -> bool:
-    """No NaN, infinity or ``-0.0`` anywhere in ``value`` (JSON cannot carry them)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if type(item) is float:
-            if not math.isfinite(item) or (item == 0.0 and math.copysign(1.0, item) < 0):
-                return False
-        elif type(item) is list:
-            stack.extend(item)
-        elif type(item) is dict:
-            stack.extend(item.values())
-    return True
 
 
 def _collect_error(message: str) -> pytest.Collector.CollectError:
@@ -171,7 +156,7 @@ class ToolConformanceTests:
             pytest.skip("every corruption of this tool holds a number JSON cannot carry")
 
         def check(corruption: Corruption) -> None:
-            if _is_lossless(corruption.args):
+            if is_lossless(corruption.args):
                 assert not oracle.is_valid(corruption.args), f"the oracle accepts {corruption}"
 
         _run_given(corruptions(probe, kinds=kinds), check)

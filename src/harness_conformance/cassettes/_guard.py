@@ -30,7 +30,7 @@ from typing import Any
 
 from ..errors import CassetteError
 
-__all__ = ["LOOPBACK_HOSTS", "NetworkGuard", "block_network", "unreported"]
+__all__ = ["LOOPBACK_HOSTS", "NetworkGuard", "block_network", "exception_chain", "unreported"]
 
 LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "::1", "localhost")
 """The hosts a replay may still reach: the loopback addresses and ``localhost``."""
@@ -221,7 +221,7 @@ def block_network(allow_hosts: Iterable[str] = LOOPBACK_HOSTS) -> Iterator[Netwo
         raise hidden
 
 
-def _chain(exc: BaseException) -> Iterator[BaseException]:
+def exception_chain(exc: BaseException) -> Iterator[BaseException]:
     """``exc``, its causes and contexts, and the members of exception groups in them."""
     pending, seen = [exc], set()
     while pending:
@@ -244,7 +244,7 @@ def unreported(failures: list[CassetteError], exc: BaseException) -> CassetteErr
     """
     if not failures:
         return None
-    carried = {id(link) for link in _chain(exc)}
+    carried = {id(link) for link in exception_chain(exc)}
     if any(id(failure) in carried for failure in failures):
         return None
     return failures[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..errors import SchemaError, SchemaProblem
 from ._checks import Check, json_check
 from ._containers import any_of_check, array_check, object_check, one_of_check, ref_check
@@ -21,7 +23,7 @@ from ._nodes import (
     Spec,
 )
 
-__all__ = ["compile_check"]
+__all__ = ["accepted_kinds", "compile_check"]
 
 _ALL_KINDS = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
@@ -100,18 +102,26 @@ class _Compiler:
 
     def kinds(self, node: Node) -> frozenset[str]:
         """The JSON kinds a node accepts by type alone (``number`` covers ``integer``)."""
-        if isinstance(node, (OneOfNode, AnyOfNode)):
-            return frozenset().union(*(self.kinds(b) for b in node.branches))
-        if isinstance(node, RefNode):
-            if node.name not in self.kinds_cache:
-                self.kinds_cache[node.name] = _ALL_KINDS
-                self.kinds_cache[node.name] = self.kinds(self.defs[node.name])
-            return self.kinds_cache[node.name]
-        if isinstance(node, JsonNode):
-            return _ALL_KINDS
-        if isinstance(node, NumberNode):
-            return frozenset({"number", "integer"})
-        return frozenset({node.kind})
+        return accepted_kinds(node, self.defs, self.kinds_cache)
+
+
+def accepted_kinds(
+    node: Node, defs: Mapping[str, Node], memo: dict[str, frozenset[str]]
+) -> frozenset[str]:
+    """The JSON kinds ``node`` accepts by type alone (``number`` covers ``integer``);
+    ``memo`` caches definitions, so recursive references terminate."""
+    if isinstance(node, (OneOfNode, AnyOfNode)):
+        return frozenset().union(*(accepted_kinds(b, defs, memo) for b in node.branches))
+    if isinstance(node, RefNode):
+        if node.name not in memo:
+            memo[node.name] = _ALL_KINDS
+            memo[node.name] = accepted_kinds(defs[node.name], defs, memo)
+        return memo[node.name]
+    if isinstance(node, JsonNode):
+        return _ALL_KINDS
+    if isinstance(node, NumberNode):
+        return frozenset({"number", "integer"})
+    return frozenset({node.kind})
 
 
 def _has_ref(node: Node) -> bool:

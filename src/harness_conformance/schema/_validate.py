@@ -19,7 +19,7 @@ from ._compile import compile_check
 from ._lossless import PLAIN_TYPES
 from ._nodes import Defs, Params, Spec
 
-__all__ = ["checker", "parse_arguments", "validate_args"]
+__all__ = ["checker", "parse_arguments", "run_check", "validate_args"]
 
 _CACHE_ATTR = "_harness_conformance_check"
 
@@ -35,20 +35,26 @@ def checker(spec: Spec) -> Check:
     return check
 
 
+def run_check(check: Check, value: Any, out: Out) -> None:
+    """Run a compiled check over ``value``, driving its walks on an explicit stack."""
+    walk = check(value, "", None, out)
+    if walk is None:
+        return
+    stack = [walk]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        else:
+            stack.append(child)
+
+
 def validate_args(spec: Spec, args: Any) -> list[str]:
     """Every way ``args`` violates ``spec``, as wire-format messages; ``[]`` when valid."""
     check = checker(spec)
     out = Out()
     try:
-        walk = check(args, "", None, out)
-        if walk is not None:
-            stack = [walk]
-            while stack:
-                child = next(stack[-1], None)
-                if child is None:
-                    stack.pop()
-                else:
-                    stack.append(child)
+        run_check(check, args, out)
     except Exception:
         out.append(lossless_message("", args))
     if not out and type(args) not in PLAIN_TYPES:
