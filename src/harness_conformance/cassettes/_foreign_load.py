@@ -20,6 +20,9 @@ bytes). What a client would then receive is decoded into plain values:
   is not JSON.
 - Header names are lowercased; repeated values are joined with ``", "``.
 - The top-level ``version`` key is not required (vcrpy never checks it).
+- A cassette in this library's own format (it has a ``harness_conformance`` header) is
+  decoded by its serializer first, so structured JSON bodies and SSE event lists come
+  back as the bytes that were recorded.
 
 A file that cannot be read this way raises `CassetteError` with code
 ``CASSETTE_CORRUPT`` naming the file, the line when it is known, the interaction
@@ -189,7 +192,7 @@ class _Reader:
                 line = exc.lineno if isinstance(exc, json.JSONDecodeError) else None
                 self.fail(f"not valid JSON ({exc})", line=line)
         try:
-            return yamlserializer.deserialize(self.text)
+            document = yamlserializer.deserialize(self.text)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = None if mark is None else mark.line + 1
@@ -197,6 +200,11 @@ class _Reader:
             self.fail(f"the YAML does not load ({problem or exc})", line=line)
         except yaml.YAMLError as exc:
             self.fail(f"the YAML does not load ({exc})")
+        if isinstance(document, dict) and "harness_conformance" in document:
+            from ._format import load_document
+
+            return load_document(self.text, path=str(self.path))
+        return document
 
     def interactions(self) -> list[Interaction]:
         document = self.document()
