@@ -25,6 +25,7 @@ from .errors import (
 )
 from .invariants import InvariantChecker, Violation, check_log
 from .models import OpenAICompatibleModel, ScriptedModel
+from .replay import SessionRun, replay_session
 from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
 from .session_log import (
     SessionHeader,
@@ -59,6 +60,7 @@ __all__ = [
     "SessionLog",
     "SessionLogError",
     "SessionLogWriter",
+    "SessionRun",
     "Tool",
     "ToolArgsError",
     "ToolCall",
@@ -76,6 +78,7 @@ __all__ = [
     "parse_arguments",
     "read_session_log",
     "replay_foreign",
+    "replay_session",
     "run_sync",
     "s",
     "to_json_schema",

@@ -15,58 +15,17 @@ file per snapshot.
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
 from typing import Any
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from .events import DurableEvent, event_to_json
+from ._normalize import normalize_events
+from .events import DurableEvent
 
 __all__ = ["SNAPSHOT_FORMAT", "EventLogSnapshot", "ValidationReportSnapshot", "normalize_events"]
 
 SNAPSHOT_FORMAT = 1
 """The version written on the first line of every event-log snapshot."""
-
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
-_ID_KEYS = frozenset({"id", "callId", "toolCallId", "call_id", "tool_call_id"})
-
-
-class _Tokens:
-    """Stable replacements, numbered by first appearance."""
-
-    def __init__(self) -> None:
-        self.seen: dict[tuple[str, str], str] = {}
-
-    def token(self, kind: str, value: str) -> str:
-        key = (kind, value)
-        if key not in self.seen:
-            count = sum(1 for k in self.seen if k[0] == kind) + 1
-            self.seen[key] = f"<{kind}-{count}>"
-        return self.seen[key]
-
-    def walk(self, value: Any, key: str | None = None) -> Any:
-        if isinstance(value, dict):
-            out: dict[str, Any] = {}
-            for k, v in value.items():
-                if k in ("time", "time0", "createdAt") and isinstance(v, int):
-                    out[k] = 0
-                elif k in _ID_KEYS and isinstance(v, str):
-                    out[k] = self.token("id", v)
-                else:
-                    out[k] = self.walk(v, k)
-            return out
-        if isinstance(value, list):
-            return [self.walk(item) for item in value]
-        if isinstance(value, str):
-            return _UUID.sub(lambda m: self.token("uuid", m.group(0).lower()), value)
-        return value
-
-
-def normalize_events(events: Iterable[DurableEvent]) -> list[dict[str, Any]]:
-    """The events' JSON with times zeroed and ids replaced by stable tokens."""
-    tokens = _Tokens()
-    return [tokens.walk(event_to_json(event)) for event in events]
 
 
 def _events_of(data: Any) -> list[DurableEvent]:

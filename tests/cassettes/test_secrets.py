@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from vcr.request import Request
+from vcr.request import Request  # type: ignore[import-untyped]
 
 from harness_conformance.cassettes import (
     REDACTED,
@@ -248,3 +248,11 @@ def test_no_real_third_party_cassette_trips_the_scanner() -> None:
         if (findings := find_secrets(path.read_text(encoding="utf-8")))
     }
     assert tripped == {}
+
+
+def test_a_key_inside_a_bearer_token_is_reported_once() -> None:
+    text = "authorization: Bearer sk-" + "proj-" + FAKE_BODY + "\nnote: sk-proj-" + FAKE_BODY + "\n"
+    findings = find_secrets(text)
+    assert [f.line for f in findings] == [1, 2]
+    assert "bearer" in findings[0].kind
+    assert "OpenAI-style API key" in findings[1].kind

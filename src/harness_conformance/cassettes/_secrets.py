@@ -308,7 +308,8 @@ def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[SecretFinding]:
     ``Bearer`` token) count anywhere. Long hex (32+) and base64 (40+) runs count only
     next to a credential-like name (``api_key=...``, a ``token`` field, an ``x-api-key``
     header), so ids, hashes and binary bodies do not. The live values in ``secrets``
-    and in `SECRET_ENV_VARS` count wherever they appear.
+    and in `SECRET_ENV_VARS` count wherever they appear. A token that lies inside one
+    already reported (the key of a ``Bearer sk-...`` header) is not reported again.
     """
     hits: dict[int, tuple[str, int, bool]] = {}
     for secret in live_secrets(secrets):
@@ -323,8 +324,11 @@ def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[SecretFinding]:
     root: yaml.Node | None = None
     composed = False
     findings: list[SecretFinding] = []
+    covered = 0
     for start in sorted(hits):
         kind, length, needs_context = hits[start]
+        if start < covered:
+            continue
         line_start = text.rfind("\n", 0, start) + 1
         named_before = _CREDENTIAL_BEFORE.search(text[max(line_start, start - 64) : start])
         if not composed:
@@ -334,6 +338,7 @@ def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[SecretFinding]:
             continue
         line = text.count("\n", 0, start) + 1
         findings.append(SecretFinding(kind, length, line, start - line_start + 1, field))
+        covered = start + length
     return findings
 
 
