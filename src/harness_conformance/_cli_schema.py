@@ -1,4 +1,4 @@
-"""The schema commands of the CLI: ``validate`` and ``conformance``."""
+"""The ``validate`` command: the messages a model is sent for tool-call arguments."""
 
 from __future__ import annotations
 
@@ -7,14 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ._cli_output import UsageError
 from .errors import SchemaError
 from .schema import Spec, from_json_schema, parse_arguments, spec_from_dict, validate_args
 
-__all__ = ["UsageError", "add_conformance", "add_validate"]
-
-
-class UsageError(Exception):
-    """Bad input to a command: the message names the file and what to do."""
+__all__ = ["add_validate", "load_spec", "read_json"]
 
 
 def read_json(path: Path, what: str) -> Any:
@@ -93,38 +90,3 @@ def add_validate(commands: Any) -> None:
         "--dsl", action="store_true", help="the schema file is the plain-dict DSL form"
     )
     parser.set_defaults(run=_run_validate)
-
-
-def _run_conformance(args: argparse.Namespace) -> int:
-    from .conformance import VectorFileError, load_schema_vectors, run_schema_vectors
-
-    directory = Path(args.directory)
-    schema_dir = directory / "schema" if (directory / "schema").is_dir() else directory
-    if not schema_dir.is_dir():
-        raise UsageError(f"{directory} is not a directory of conformance vectors")
-    try:
-        vectors = load_schema_vectors(schema_dir)
-    except VectorFileError as exc:
-        raise UsageError(str(exc)) from None
-    outcomes = run_schema_vectors(vectors)
-    failures = [o for o in outcomes if o.skipped is None]
-    skipped = len(outcomes) - len(failures)
-    for failure in failures:
-        print(f"FAIL {failure.vector_id}: {failure.case}")
-        print(f"  expected: {json.dumps(failure.expected, ensure_ascii=False)}")
-        print(f"  actual:   {json.dumps(failure.actual, ensure_ascii=False)}")
-    cases = sum(len(v.cases) for v in vectors)
-    checks = cases + len(vectors)
-    print(f"schema vectors in {schema_dir}: {len(vectors)} files, {cases} cases")
-    print(f"{checks - len(failures) - skipped} passed, {len(failures)} failed, {skipped} skipped")
-    return 1 if failures else 0
-
-
-def add_conformance(commands: Any) -> None:
-    parser = commands.add_parser(
-        "conformance",
-        help="run the language-neutral conformance vectors",
-        description="Run the schema vectors of a conformance directory against this library.",
-    )
-    parser.add_argument("directory", nargs="?", default="conformance", help="default: conformance")
-    parser.set_defaults(run=_run_conformance)

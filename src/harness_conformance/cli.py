@@ -1,4 +1,10 @@
-"""The ``harness-conformance`` command line (also ``python -m harness_conformance``)."""
+"""The ``harness-conformance`` command line (also ``python -m harness_conformance``).
+
+Each command lives in its own ``_cli_*`` module with an ``add_*`` function that
+registers its parser and sets ``run``; ``run(args)`` returns the exit status. Bad
+input raises `UsageError`, printed as one line naming the command, the file and what
+to do, with exit status 2.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import _cli_schema
+from . import _cli_conformance, _cli_log, _cli_replay, _cli_schema
+from ._cli_output import UsageError
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,8 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check tool arguments, session logs and cassettes of LLM agent harnesses.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _cli_replay.add_replay(commands)
+    _cli_log.add_check_log(commands)
     _cli_schema.add_validate(commands)
-    _cli_schema.add_conformance(commands)
+    _cli_conformance.add_conformance(commands)
     return parser
 
 
@@ -28,6 +37,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
-    except _cli_schema.UsageError as exc:
+    except UsageError as exc:
         print(f"harness-conformance {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -1,4 +1,9 @@
-"""Load and run the language-neutral schema conformance vectors.
+"""Load and run the language-neutral conformance vectors of ``conformance/``.
+
+There are three kinds: schema vectors (here), invariant vectors
+(`load_invariant_vectors`, `run_invariant_vectors`) and replay vectors
+(`load_replay_vectors`, `run_replay_vectors`); this module is the one place that
+names them all.
 
 A schema vector is one JSON file under ``conformance/schema/``::
 
@@ -19,14 +24,38 @@ with the predicate's reason, never failed and never edited out of the data.
 
 from __future__ import annotations
 
-import importlib
-import json
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._conformance_files import (
+    VectorFailure,
+    VectorFileError,
+    read_json,
+    same_json,
+    shape_checker,
+    slug,
+)
+from ._conformance_invariants import (
+    INVARIANT_KNOWN_GAPS,
+    InvariantCase,
+    InvariantVector,
+    invariant_known_gap,
+    load_invariant_vectors,
+    run_invariant_case,
+    run_invariant_vectors,
+)
+from ._conformance_replay import (
+    REPLAY_KNOWN_GAPS,
+    ReplayOutcome,
+    ReplayVector,
+    load_replay_vectors,
+    replay_known_gap,
+    replay_outcome,
+    run_replay_vector,
+    run_replay_vectors,
+)
 from .errors import SchemaError
 from .schema._build import spec_from_dict
 from .schema._nodes import Spec
@@ -34,14 +63,30 @@ from .schema._to_json import to_json_schema
 from .schema._validate import validate_args
 
 __all__ = [
+    "INVARIANT_KNOWN_GAPS",
     "KNOWN_GAPS",
     "META_SCHEMA_NAME",
+    "REPLAY_KNOWN_GAPS",
+    "InvariantCase",
+    "InvariantVector",
+    "ReplayOutcome",
+    "ReplayVector",
     "SchemaCase",
     "SchemaFailure",
     "SchemaVector",
+    "VectorFailure",
     "VectorFileError",
+    "invariant_known_gap",
     "known_gap",
+    "load_invariant_vectors",
+    "load_replay_vectors",
     "load_schema_vectors",
+    "replay_known_gap",
+    "replay_outcome",
+    "run_invariant_case",
+    "run_invariant_vectors",
+    "run_replay_vector",
+    "run_replay_vectors",
     "run_schema_vectors",
     "same_json",
     "slug",
@@ -52,26 +97,6 @@ META_SCHEMA_NAME = "schema-vector.schema.json"
 
 _TOP_KEYS = {"description": str, "spec": dict, "json_schema": dict, "cases": list}
 _CASE_KEYS = ("description", "args", "violations")
-
-
-class VectorFileError(ValueError):
-    """A conformance vector file that cannot be used: not JSON, the wrong shape, a
-    spec the DSL rejects, or two cases whose ids collide. The message starts with the
-    file's path; `problems` lists each problem with its place in the file."""
-
-    path: Path
-    problems: tuple[str, ...]
-
-    def __init__(self, path: Path, problems: Sequence[str]) -> None:
-        self.path = path
-        self.problems = tuple(problems)
-        if len(self.problems) == 1:
-            message = f"{path}: {self.problems[0]}"
-        else:
-            message = f"{path}: {len(self.problems)} problems:\n" + "\n".join(
-                f"  {p}" for p in self.problems
-            )
-        super().__init__(message)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,11 +152,6 @@ KNOWN_GAPS: list[Callable[[SchemaVector, SchemaCase], str | None]] = []
 reason, or ``None`` for a case it does not claim."""
 
 
-def slug(text: str) -> str:
-    """The id form of a description: lower-case ASCII letters and digits joined by ``-``."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
 def known_gap(vector: SchemaVector, case: SchemaCase) -> str | None:
     """The reason the first claiming predicate of `KNOWN_GAPS` gives, if any."""
     for predicate in KNOWN_GAPS:
@@ -139,22 +159,6 @@ def known_gap(vector: SchemaVector, case: SchemaCase) -> str | None:
         if reason is not None:
             return reason
     return None
-
-
-def same_json(a: Any, b: Any) -> bool:
-    """JSON equality that also requires the same key order in every object.
-
-    Numbers compare by value (``1`` equals ``1.0``); booleans are never numbers.
-    """
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return list(a) == list(b) and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b
 
 
 # -- loading ---------------------------------------------------------------------------
@@ -173,62 +177,12 @@ def load_schema_vectors(
     if not folder.is_dir():
         raise VectorFileError(folder, ["is not a directory"])
     meta_path = Path(meta_schema) if meta_schema is not None else _default_meta(folder)
-    shape_check = _shape_checker(meta_path)
+    shape_check = shape_checker(meta_path, _hand_shape_problems)
     return [_load_file(path, shape_check) for path in sorted(folder.glob("*.json"))]
 
 
 def _default_meta(folder: Path) -> Path:
     return folder.parent / "meta" / META_SCHEMA_NAME
-
-
-def _shape_checker(meta_path: Path) -> Callable[[Any], list[str]]:
-    try:
-        jsonschema = importlib.import_module("jsonschema")
-    except ImportError:
-        return _hand_shape_problems
-    if not meta_path.is_file():
-        return _hand_shape_problems
-    meta = _read_json(meta_path)
-    validator = jsonschema.Draft202012Validator(meta)
-
-    def check(data: Any) -> list[str]:
-        errors = sorted(validator.iter_errors(data), key=_error_order)
-        return [f"{error.json_path}: {error.message}" for error in errors]
-
-    return check
-
-
-def _error_order(error: Any) -> tuple[Any, ...]:
-    # Indices sort numerically and before keys, so mixed paths never compare int to str.
-    steps = tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in error.absolute_path)
-    return (steps, error.message)
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise VectorFileError(path, [f"cannot be read: {exc}"]) from exc
-    try:
-        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
-    except json.JSONDecodeError as exc:
-        problem = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        raise VectorFileError(path, [problem]) from exc
-    except ValueError as exc:
-        raise VectorFileError(path, [f"invalid JSON: {exc}"]) from exc
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
-        out[key] = value
-    return out
 
 
 def _hand_shape_problems(data: Any) -> list[str]:
@@ -271,7 +225,7 @@ def _hand_case_problems(case: Any, where: str) -> list[str]:
 
 
 def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVector:
-    data = _read_json(path)
+    data = read_json(path)
     problems = shape_check(data)
     if problems:
         raise VectorFileError(path, problems)

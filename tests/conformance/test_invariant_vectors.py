@@ -1,0 +1,196 @@
+"""The invariant conformance vectors of ``conformance/invariants/`` against the checker.
+
+Every case is its own test (id ``invariants/<file>/<case>``). The loader, the
+meta-schema and the runner's reports are tested on small files written here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness_conformance.conformance import (
+    InvariantCase,
+    VectorFileError,
+    invariant_known_gap,
+    load_invariant_vectors,
+    run_invariant_case,
+    run_invariant_vectors,
+)
+from harness_conformance.invariants import PROFILES, RULES
+
+CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
+FOLDER = CONFORMANCE / "invariants"
+META = CONFORMANCE / "meta" / "invariant-vector.schema.json"
+
+VECTORS = load_invariant_vectors(FOLDER)
+CASES = [case for vector in VECTORS for case in vector.cases]
+
+
+def _pairs(items: Any) -> list[tuple[str, int | None]]:
+    pairs = [(i["rule"], i["seq"]) if isinstance(i, dict) else (i[0], i[1]) for i in items]
+    return sorted(pairs, key=lambda p: (p[0], -1 if p[1] is None else p[1]))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"invariants/{c.id}" for c in CASES])
+def test_case(case: InvariantCase) -> None:
+    reason = invariant_known_gap(case)
+    if reason is not None:
+        pytest.skip(reason)
+    assert _pairs(run_invariant_case(case)) == _pairs(case.violations)
+
+
+@pytest.mark.parametrize("path", sorted(FOLDER.glob("*.json")), ids=lambda p: p.stem)
+def test_file_validates_against_meta_schema(path: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    meta = json.loads(META.read_text("utf-8"))
+    jsonschema.Draft202012Validator.check_schema(meta)
+    validator = jsonschema.Draft202012Validator(meta)
+    errors = [
+        f"{e.json_path}: {e.message}"
+        for e in validator.iter_errors(json.loads(path.read_text("utf-8")))
+    ]
+    assert errors == []
+
+
+def test_every_rule_is_violated_and_each_profile_has_valid_logs() -> None:
+    violated = {rule for case in CASES for rule, _ in case.violations}
+    assert violated == set(RULES)
+    for profile in PROFILES:
+        assert any(c.profile == profile and not c.violations for c in CASES)
+    seed_valid_strict_not = {
+        c.vector_id + c.description.rsplit(",", 1)[0]
+        for c in CASES
+        if c.profile == "seed" and not c.violations
+    } & {
+        c.vector_id + c.description.rsplit(",", 1)[0]
+        for c in CASES
+        if c.profile == "strict" and c.violations
+    }
+    assert len(seed_valid_strict_not) >= 5
+
+
+def test_ids_are_unique_and_readable() -> None:
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids))
+    assert all(i.count("/") == 1 and i == i.lower() for i in ids)
+
+
+def test_hand_check_accepts_every_shipped_file(tmp_path: Path) -> None:
+    hand = load_invariant_vectors(FOLDER, meta_schema=tmp_path / "absent.json")
+    assert [c.id for v in hand for c in v.cases] == [c.id for c in CASES]
+
+
+# -- the loader and runner on files written here ----------------------------------------
+
+
+def _small(**overrides: Any) -> dict[str, Any]:
+    log = [
+        {"type": "turn/start", "seq": 0, "time": 0, "data": {"turn": 1}},
+        {
+            "type": "turn/end",
+            "seq": 1,
+            "time": 0,
+            "data": {"turn": 1, "reason": {"kind": "completed"}},
+        },
+    ]
+    data: dict[str, Any] = {
+        "description": "a tiny log",
+        "profile": "strict",
+        "log": log,
+        "violations": [],
+    }
+    data.update(overrides)
+    return data
+
+
+def _write(folder: Path, name: str, data: Any) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=1), "utf-8")
+    return path
+
+
+def test_one_case_file_takes_its_profile_as_case_id(tmp_path: Path) -> None:
+    _write(tmp_path, "tiny.json", _small())
+    [vector] = load_invariant_vectors(tmp_path, meta_schema=META)
+    assert [c.id for c in vector.cases] == ["tiny/strict"]
+    assert run_invariant_vectors([vector]) == []
+
+
+def test_planted_wrong_expectation_fails_with_both_sides(tmp_path: Path) -> None:
+    folder = tmp_path / "invariants"
+    shutil.copytree(FOLDER, folder)
+    path = folder / "turn-pairing.json"
+    data = json.loads(path.read_text("utf-8"))
+    data["cases"][0]["violations"] = [{"rule": "turn-pairing", "seq": 3}]
+    path.write_text(json.dumps(data), "utf-8")
+    failures = run_invariant_vectors(load_invariant_vectors(folder, meta_schema=META))
+    assert [(f.vector_id, f.case) for f in failures] == [
+        ("turn-pairing", data["cases"][0]["description"])
+    ]
+    assert failures[0].expected == [{"rule": "turn-pairing", "seq": 3}]
+    assert failures[0].actual == [{"rule": "turn-pairing", "seq": 11}]
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+def test_malformed_file_names_file_and_json_path(tmp_path: Path, hand: bool) -> None:
+    bad = _small(violations=[{"rule": "no-such-rule", "seq": 1}], profile="loose")
+    path = _write(tmp_path, "bad.json", bad)
+    with pytest.raises(VectorFileError) as info:
+        load_invariant_vectors(tmp_path, meta_schema=tmp_path / "absent.json" if hand else META)
+    assert str(path) in str(info.value)
+    problems = "\n".join(info.value.problems)
+    assert "$.violations[0]" in problems
+    assert "$.profile" in problems
+
+
+def test_bad_event_names_its_place(tmp_path: Path) -> None:
+    log = [{"type": "turn/start", "seq": 0, "time": 0, "data": {}}]
+    path = _write(tmp_path, "event.json", _small(log=log))
+    with pytest.raises(VectorFileError) as info:
+        load_invariant_vectors(tmp_path, meta_schema=META)
+    assert str(path) in str(info.value)
+    assert "$.log[0]" in str(info.value)
+    assert "'turn'" in str(info.value)
+
+
+def test_unknown_log_name_and_invalid_json_are_refused(tmp_path: Path) -> None:
+    group = {
+        "description": "g",
+        "cases": [{"description": "c", "profile": "seed", "log": "nowhere", "violations": []}],
+    }
+    _write(tmp_path / "a", "group.json", group)
+    with pytest.raises(VectorFileError, match=r"\$\.cases\[0\]\.log: no log named 'nowhere'"):
+        load_invariant_vectors(tmp_path / "a", meta_schema=META)
+    _write(tmp_path / "b", "broken.json", '{\n  "description": "x",\n  "log": [,\n}')
+    with pytest.raises(VectorFileError, match="line 3, column 11"):
+        load_invariant_vectors(tmp_path / "b", meta_schema=META)
+
+
+def test_packed_row_errors_name_the_row(tmp_path: Path) -> None:
+    row = {"type": "text-chunks", "seq0": 0, "time0": 0, "data": {"turn": 1}}
+    _write(tmp_path, "packed.json", _small(log=[row]))
+    with pytest.raises(VectorFileError, match=r"\$\.log\[0\]: malformed text-chunks row"):
+        load_invariant_vectors(tmp_path, meta_schema=META)
+
+
+def test_known_gap_skips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness_conformance import _conformance_invariants as module
+
+    _write(tmp_path, "gap.json", _small(violations=[{"rule": "turn-pairing", "seq": 0}]))
+    vectors = load_invariant_vectors(tmp_path, meta_schema=META)
+    monkeypatch.setattr(
+        module,
+        "INVARIANT_KNOWN_GAPS",
+        [lambda case: "documented" if case.id == "gap/strict" else None],
+    )
+    [entry] = run_invariant_vectors(vectors)
+    assert (entry.skipped, entry.actual) == ("documented", None)
+    monkeypatch.setattr(module, "INVARIANT_KNOWN_GAPS", [])
+    [entry] = run_invariant_vectors(vectors)
+    assert (entry.skipped, entry.actual) == (None, [])
