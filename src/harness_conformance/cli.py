@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import _cli_conformance, _cli_log, _cli_replay, _cli_schema, _cli_show
+from . import _cli_conformance, _cli_log, _cli_record, _cli_replay, _cli_schema, _cli_show
 from ._cli_output import UsageError
 
 __all__ = ["build_parser", "main"]
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _cli_replay.add_replay(commands)
+    _cli_record.add_record(commands)
     _cli_log.add_check_log(commands)
     _cli_schema.add_validate(commands)
     _cli_show.add_show(commands)

@@ -1,0 +1,131 @@
+"""The ``record`` command: run prompts or a scenario file against a live model into a cassette.
+
+The API key is read from the environment only (``--api-key-env`` names the variable),
+so it never shows in a shell history or a process list; the cassette is scrubbed of it.
+The scenario format and the recording itself are in `harness_conformance._scenario`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ._cli_output import UsageError, plural
+from ._scenario import Recording, load_scenario, record_scenario, scenario_from_prompts
+from .errors import CassetteError
+from .models._openai_compat import DEEPSEEK_BASE_URL
+
+__all__ = ["add_record"]
+
+DEFAULT_MODEL = "deepseek-chat"
+DEFAULT_KEY_ENV = "DEEPSEEK_API_KEY"
+_SHOWN_TEXT = 120
+
+
+def _shorten(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _SHOWN_TEXT else flat[: _SHOWN_TEXT - 3] + "..."
+
+
+def _summary(recording: Recording) -> list[str]:
+    lines = [
+        f"recorded {plural(recording.interactions, 'interaction')} into {recording.path}",
+        f"turns: {len(recording.turns)}, tool calls: {recording.tool_calls}",
+    ]
+    for turn in recording.turns:
+        kind = str(turn.reason.get("kind"))
+        if kind == "error":
+            error = turn.reason.get("error", {})
+            code, message = error.get("code", "UNKNOWN"), error.get("message", "")
+            lines.append(f"turn {turn.turn}: error {code}: {message}")
+        else:
+            lines.append(f"turn {turn.turn}: {kind}: {_shorten(turn.text)!r}")
+    if recording.prompts_left:
+        lines.append(f"not sent after the error: {plural(recording.prompts_left, 'prompt')}")
+    for violation in recording.violations:
+        lines.append(f"invariant {violation.rule} at seq {violation.seq}: {violation.message}")
+    return lines
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.scenario is not None and args.prompt:
+        raise UsageError("give a scenario file or --prompt, not both")
+    if args.scenario is None and not args.prompt:
+        raise UsageError("give a scenario file or at least one --prompt")
+    target = Path(args.output)
+    if target.is_dir():
+        raise UsageError(f"{target} is a folder; give the cassette file to write with -o")
+    if target.exists() and not args.force:
+        raise UsageError(f"{target} already exists; pass --force to record over it")
+    scenario = (
+        load_scenario(args.scenario)
+        if args.scenario is not None
+        else scenario_from_prompts(args.prompt)
+    )
+    key = os.environ.get(args.api_key_env, "")
+    if not key.strip():
+        raise UsageError(
+            f"the environment variable {args.api_key_env} is not set; export the API key "
+            "there (or name another variable with --api-key-env)"
+        )
+    try:
+        recording = record_scenario(
+            scenario,
+            target,
+            model=args.model or scenario.model or DEFAULT_MODEL,
+            base_url=args.base_url or scenario.base_url or DEEPSEEK_BASE_URL,
+            api_key=key,
+            invariants=args.invariants,
+            log=args.log,
+        )
+    except CassetteError as exc:
+        raise UsageError(f"{exc} [{exc.code}] No cassette was written at {target}.") from exc
+    except KeyboardInterrupt:
+        print(f"interrupted: no cassette was written at {target}", file=sys.stderr)
+        return 130
+    for line in _summary(recording):
+        print(line)
+    return 1 if recording.error_codes or recording.violations else 0
+
+
+def add_record(commands: Any) -> None:
+    parser = commands.add_parser(
+        "record",
+        help="record a session against a live model into a cassette",
+        description=(
+            "Send prompts (or a scenario file's prompts and tools) to a live "
+            "OpenAI-compatible model through the agent loop and write the traffic, "
+            "scrubbed of credentials, to a cassette."
+        ),
+    )
+    parser.add_argument(
+        "scenario", nargs="?", default=None, metavar="SCENARIO", help="a YAML or JSON scenario file"
+    )
+    parser.add_argument(
+        "--prompt", action="append", default=[], metavar="TEXT", help="a prompt; repeat for turns"
+    )
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="CASSETTE", help="the file to write"
+    )
+    parser.add_argument("--model", default=None, help=f"the model (default {DEFAULT_MODEL})")
+    parser.add_argument(
+        "--base-url", default=None, help=f"the API base URL (default {DEEPSEEK_BASE_URL})"
+    )
+    parser.add_argument(
+        "--api-key-env",
+        default=DEFAULT_KEY_ENV,
+        metavar="NAME",
+        help=f"the environment variable holding the key (default {DEFAULT_KEY_ENV})",
+    )
+    parser.add_argument("--force", action="store_true", help="record over an existing cassette")
+    parser.add_argument(
+        "--invariants",
+        choices=("off", "seed", "strict"),
+        default="strict",
+        help="check the live run's events (default strict)",
+    )
+    parser.add_argument("--log", default=None, metavar="FILE", help="also write the session log")
+    parser.set_defaults(run=_run)
