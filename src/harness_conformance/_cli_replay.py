@@ -14,7 +14,8 @@ and fail the run only with ``--fail-on-invalid-args``.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,7 @@ _HEADERS = (
     "tool calls",
     "invalid args",
     "violations",
+    "turn ends",
     "result",
 )
 _SHOWN_ARGUMENTS = 200
@@ -182,6 +184,27 @@ def _count(item: CassetteResult, what: str) -> str:
     return str(counts[what])
 
 
+def turn_end_label(reason: Mapping[str, Any]) -> str:
+    """``completed``, ``max-tokens``, ``error AUTH``, ``aborted end-of-recording``."""
+    kind = str(reason.get("kind", "?"))
+    detail = reason.get("error") if kind == "error" else reason.get("reason")
+    if isinstance(detail, Mapping):
+        extra = detail.get("code") if kind == "error" else detail.get("kind")
+        if isinstance(extra, str):
+            return f"{kind} {extra}"
+    return kind
+
+
+def _turn_ends(item: CassetteResult) -> str:
+    if item.replay is None:
+        return "-"
+    labels = [turn_end_label(r) for s in item.replay.sessions for r in s.turn_reasons]
+    counted = Counter(labels)
+    return ", ".join(
+        label if count == 1 else f"{label} x{count}" for label, count in counted.items()
+    )
+
+
 def _totals(results: Sequence[CassetteResult]) -> dict[str, int]:
     replays = [item.replay for item in results if item.replay is not None]
     return {
@@ -220,6 +243,7 @@ def render_results(results: Sequence[CassetteResult], *, fail_on_invalid_args: b
             _count(item, "tool_calls"),
             _count(item, "invalid"),
             _count(item, "violations"),
+            _turn_ends(item),
             item.result(fail_on_invalid_args),
         ]
         for item in results
@@ -245,6 +269,9 @@ def _cassette_data(item: CassetteResult, fail_on_invalid_args: bool) -> dict[str
         "sessions": None if replay is None else len(replay.sessions),
         "interactions": None if replay is None else replay.interactions,
         "tool_calls": None if replay is None else replay.tool_calls,
+        "turn_reasons": []
+        if replay is None
+        else [reason for s in replay.sessions for reason in s.turn_reasons],
         "violations": [],
         "invalid_tool_calls": [],
         "unplayed": [{"session": n, "interactions": list(u)} for n, u in item.unplayed()],

@@ -155,6 +155,11 @@ def test_replays_the_shipped_cassettes(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert totals_line(out).startswith(f"{len(files)} cassettes, 0 violations, ")
     assert totals_line(out).endswith(", 0 errors")
+    ends = {row[0]: row[-2] for row in table_rows(out)}
+    assert ends["loopback/auth_error.yaml"] == "error AUTH"
+    assert ends["loopback/insufficient_balance.yaml"] == "error QUOTA"
+    assert ends["loopback/multi_turn.yaml"] == "completed x2"
+    assert ends["loopback/max_tokens.yaml"] == "max-tokens"
 
 
 # -- a cassette of our own -----------------------------------------------------------
@@ -192,7 +197,7 @@ def test_replays_a_cassette_recorded_by_our_loop(
     assert main(["replay", str(cassette), "--json", str(report)]) == 0
 
     out = capsys.readouterr().out
-    assert table_rows(out) == [[str(cassette), "1", "2", "1", "0", "0", "ok"]]
+    assert table_rows(out) == [[str(cassette), "1", "2", "1", "0", "0", "completed", "ok"]]
     assert totals_line(out) == "1 cassette, 0 violations, 0 invalid tool calls, 0 errors"
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["passed"] is True

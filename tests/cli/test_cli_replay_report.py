@@ -149,6 +149,7 @@ def test_json_report_has_the_documented_shape(
         "sessions",
         "interactions",
         "tool_calls",
+        "turn_reasons",
         "violations",
         "invalid_tool_calls",
         "unplayed",
