@@ -122,7 +122,7 @@ def assert_sound(agent: Agent, recorder: Recorder) -> None:
     """Every scenario's log passes the strict invariants, seqs are contiguous, and
     every event survives its JSON round trip."""
     assert check_log(agent.events, profile="strict") == []
-    assert [e.seq for e in agent.events] == list(range(len(agent.events)))  # type: ignore[union-attr]
+    assert [e.seq for e in agent.events] == list(range(len(agent.events)))
     for event in recorder.events:
         assert event_from_json(event_to_json(event)) == event
 
@@ -375,7 +375,8 @@ async def _cancel_when(agent: Agent, ready: anyio.Event | None, prompt: str) -> 
 
         group.start_soon(cancel_later)
         with anyio.fail_after(5):
-            return await agent.run(prompt)
+            result = await agent.run(prompt)
+    return result
 
 
 def test_cancel_mid_stream_keeps_the_interrupted_text() -> None:

@@ -13,12 +13,12 @@ from typing import Any
 
 import anyio
 import pytest
-import vcr
+import vcr  # type: ignore[import-untyped]
 import yaml
 from openai import APIStatusError, AsyncOpenAI
 from openai.types.chat import ChatCompletionMessageParam
-from vcr.persisters.filesystem import CassetteNotFoundError
-from vcr.request import Request
+from vcr.persisters.filesystem import CassetteNotFoundError  # type: ignore[import-untyped]
+from vcr.request import Request  # type: ignore[import-untyped]
 
 from harness_conformance.cassettes import (
     REDACTED,
@@ -342,7 +342,7 @@ def test_a_file_that_is_not_utf8_is_damaged(tmp_path: Path) -> None:
 def test_other_serializers_failures_are_damage_too(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_text("{not json", encoding="utf-8")
-    from vcr.serializers import jsonserializer
+    from vcr.serializers import jsonserializer  # type: ignore[import-untyped]
 
     with pytest.raises(CassetteError, match=re.escape(f"cassette {path} is damaged")):
         CassettePersister().load_cassette(path, jsonserializer)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from jsonschema import Draft202012Validator
 
 from harness_conformance.cassettes._foreign_load import load_foreign_cassette
 from harness_conformance.cassettes._foreign_replay import ForeignReplay, replay_foreign

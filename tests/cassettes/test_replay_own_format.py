@@ -16,7 +16,12 @@ from harness_conformance import Agent, OpenAICompatibleModel, define_tool, s
 from harness_conformance.cassettes import make_vcr, use_cassette
 from harness_conformance.cassettes._foreign_replay import replay_foreign
 from harness_conformance.events import AssistantMessageEvent, ToolCallEvent, ToolResultEvent
-from harness_conformance.server import LoopbackModelServer, TextResponse, ToolCallsResponse
+from harness_conformance.server import (
+    LoopbackModelServer,
+    ScriptEntry,
+    TextResponse,
+    ToolCallsResponse,
+)
 
 KEY = "sk-own-format-0123456789abcdef"
 
@@ -28,7 +33,10 @@ def _record(path: Path) -> None:
         s.params({"a": s.integer(required=True), "b": s.integer(required=True)}),
         lambda a, b: str(a + b),
     )
-    script = [ToolCallsResponse([("call_1", "add", '{"a": 2, "b": 40}')]), TextResponse("42")]
+    script: list[ScriptEntry] = [
+        ToolCallsResponse([("call_1", "add", '{"a": 2, "b": 40}')]),
+        TextResponse("42"),
+    ]
     with LoopbackModelServer(script) as server:
 
         async def run() -> None:

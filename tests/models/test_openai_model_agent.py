@@ -14,6 +14,7 @@ from harness_conformance.models._openai_compat import OpenAICompatibleModel
 from harness_conformance.server import (
     ErrorResponse,
     LoopbackModelServer,
+    ScriptEntry,
     TextResponse,
     ToolCallsResponse,
 )
@@ -33,7 +34,7 @@ async def no_wait(seconds: float) -> None:
 
 async def test_a_turn_with_retries_and_parallel_tool_calls() -> None:
     calls = [("c1", "read", '{"path": "a.txt"}'), ("c2", "read", '{"path": "b.txt"}')]
-    script = [
+    script: list[ScriptEntry] = [
         ErrorResponse(500),
         TextResponse(""),
         ToolCallsResponse(calls, text="Reading.", keep_alive=True),

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal, NewType, NotRequired, Optional, Required, TypedDict
 
 import pytest
-from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from jsonschema import Draft202012Validator
 
 from harness_conformance.errors import SchemaError
 from harness_conformance.schema import Params, to_json_schema, validate_args
