@@ -11,9 +11,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    "doc", ["README.md", "docs/schema.md", "docs/agent.md", "docs/strategies.md"]
+    "doc",
+    [
+        "README.md",
+        "docs/schema.md",
+        "docs/agent.md",
+        "docs/strategies.md",
+        "docs/getting-started.md",
+        "docs/replay.md",
+        "docs/snapshots.md",
+    ],
 )
-def test_python_examples_run(doc: str) -> None:
+def test_python_examples_run(doc: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The guides name repository files (shipped cassettes) relative to the root.
+    monkeypatch.chdir(ROOT)
     text = (ROOT / doc).read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert blocks, f"{doc} has no Python examples"
