@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import subprocess
 import sys
@@ -98,3 +99,27 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert len(commands) == 2
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert commands[1] in ci.splitlines()
+
+
+def test_the_readme_main_job_replays_the_shipped_cassettes() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```sh\n(.*?)```", readme, re.S)
+    assert block is not None
+    install, _, job = block.group(1).splitlines()[0].partition(" && ")
+    assert install == "python -m pip install ."
+    program, *arguments = job.split()
+    assert (program, arguments) == ("harness-conformance", ["replay", "fixtures/cassettes"])
+    out = subprocess.run(
+        [sys.executable, "-m", "harness_conformance", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "HARNESS_PROGRESS": "0"},
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    shipped = list((ROOT / "fixtures" / "cassettes").rglob("*.yaml"))
+    totals = out.stdout.rstrip().splitlines()[-1]
+    assert re.fullmatch(
+        rf"{len(shipped)} cassettes, 0 violations, \d+ invalid tool calls?, 0 errors", totals
+    ), totals
