@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ._cli_output import UsageError
-from ._timeline import Timeline, timeline_of_log, timeline_of_replay
+from ._timeline import timeline_of_log, timeline_of_replay
 from ._timeline_html import render_html
+from ._timeline_model import Timeline
 from ._timeline_text import render_text, totals_line
 from .cassettes import replay_foreign
 from .cassettes._persist import write_atomically

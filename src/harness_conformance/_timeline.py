@@ -29,7 +29,6 @@ from ._timeline_model import (
     StepNode,
     Timeline,
     ToolCallEntry,
-    Totals,
     TurnNode,
     UserEntry,
     blocks_text,
@@ -51,23 +50,7 @@ from .events import (
 from .invariants import Violation
 from .session_log import SessionLog
 
-__all__ = [
-    "AssistantEntry",
-    "ChunkGroup",
-    "Entry",
-    "OtherEntry",
-    "ResultEntry",
-    "SessionTimeline",
-    "StepNode",
-    "Timeline",
-    "ToolCallEntry",
-    "Totals",
-    "TurnNode",
-    "UserEntry",
-    "blocks_text",
-    "timeline_of_log",
-    "timeline_of_replay",
-]
+__all__ = ["timeline_of_log", "timeline_of_replay"]
 
 
 class _Builder:
