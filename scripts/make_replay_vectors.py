@@ -8,9 +8,12 @@ and writes ``events.json`` (the normalised event log) and ``expected.json`` (tur
 reasons, invalid tool calls, violations) from that replay.
 
 The run is deterministic: the loopback server's ephemeral port and the ``created``
-stamps of its completions are pinned in the cassette, and a cassette whose content is
-unchanged apart from ``recorded_at`` is left as it is. Every file is written to a
-temporary file and renamed.
+stamps of its completions are pinned in the cassette, and a cassette that records the
+same exchanges as the one already there is left as it is. Two cassettes record the same
+exchanges when `same_recording` says so: their interactions are compared as the
+cassette loader reads them, so JSON bodies compare as values (the key order that the
+installed openai SDK writes does not matter) and the ``recorded_at`` stamp is not
+looked at. Every file is written to a temporary file and renamed.
 """
 
 from __future__ import annotations
@@ -27,7 +30,12 @@ from typing import Any
 import anyio
 
 from harness_conformance import Agent, OpenAICompatibleModel, define_tool, s
-from harness_conformance.cassettes import make_vcr, replay_foreign, use_cassette
+from harness_conformance.cassettes import (
+    load_foreign_cassette,
+    make_vcr,
+    replay_foreign,
+    use_cassette,
+)
 from harness_conformance.server import (
     ErrorResponse,
     LoopbackModelServer,
@@ -175,11 +183,11 @@ def _record(scenario: Scenario, cassette: Path) -> None:
     _atomic_write(cassette, text)
 
 
-_RECORDED_AT = re.compile(r"(?m)^  recorded_at: .*$")
-
-
-def _same_apart_from_date(old: str, new: str) -> bool:
-    return _RECORDED_AT.sub("", old) == _RECORDED_AT.sub("", new)
+def same_recording(left: Path, right: Path) -> bool:
+    """Whether two cassettes record the same exchanges: method, URL, status, kept
+    response headers and bodies, with JSON and event-stream payloads compared as
+    values."""
+    return load_foreign_cassette(left) == load_foreign_cassette(right)
 
 
 def _dump(data: Any) -> str:
@@ -197,9 +205,8 @@ def make_vector(scenario: Scenario, out: Path) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         fresh = Path(scratch) / "cassette.yaml"
         _record(scenario, fresh)
-        new = fresh.read_text(encoding="utf-8")
-    if not (cassette.is_file() and _same_apart_from_date(cassette.read_text("utf-8"), new)):
-        _atomic_write(cassette, new)
+        if not (cassette.is_file() and same_recording(cassette, fresh)):
+            _atomic_write(cassette, fresh.read_text(encoding="utf-8"))
     replay = replay_foreign(cassette, profile="strict")
     expected = {
         "description": scenario.description,

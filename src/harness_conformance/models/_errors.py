@@ -20,6 +20,13 @@ The failure carries the status, the ``retry-after`` hint in seconds
 ``x-request-id`` header. Exceptions that are not provider failures (programming
 errors, cancellation) get None, so the caller lets them propagate unchanged.
 `provider_errors` applies the mapping around a block of SDK calls.
+
+A `HarnessError` raised inside the SDK's HTTP transport (the cassette guard's
+`CassetteError` when a replay reaches for the network or finds no matching
+interaction) is not a provider failure, even when the SDK wraps it in one of its own
+exceptions (``APIConnectionError`` in some SDK versions): `provider_errors` raises
+that `HarnessError` itself, with the SDK exception as its ``__context__``, so its code
+reaches the caller whatever the SDK version.
 """
 
 from __future__ import annotations
@@ -31,9 +38,10 @@ import re
 import time
 from collections.abc import Iterator, Mapping
 
-from ..errors import LlmError, LlmFailure
+from ..errors import HarnessError, LlmError, LlmFailure
 
 __all__ = [
+    "carried_harness_error",
     "failure_from_exception",
     "failure_from_http",
     "failure_from_stream_error",
@@ -260,10 +268,33 @@ def failure_from_stream_error(
     )
 
 
+def carried_harness_error(exc: BaseException) -> HarnessError | None:
+    """The first `HarnessError` among the causes and contexts of ``exc`` (and the
+    members of exception groups among them), searched breadth first; ``exc`` itself
+    is not looked at. None when there is none."""
+    pending: list[BaseException] = [exc]
+    seen = {id(exc)}
+    while pending:
+        link = pending.pop(0)
+        linked: list[BaseException | None] = [link.__cause__, link.__context__]
+        if isinstance(link, BaseExceptionGroup):
+            linked += list(link.exceptions)
+        for item in linked:
+            if item is None or id(item) in seen:
+                continue
+            if isinstance(item, HarnessError):
+                return item
+            seen.add(id(item))
+            pending.append(item)
+    return None
+
+
 @contextlib.contextmanager
 def provider_errors(request_id: str | None = None) -> Iterator[None]:
     """Re-raise provider failures inside the block as `LlmError` (chained to the SDK
-    exception); anything else passes through untouched."""
+    exception); anything else passes through untouched. A provider failure that
+    carries a `HarnessError` (see `carried_harness_error`) raises that error instead,
+    with the SDK exception as its context."""
     try:
         yield
     except LlmError:
@@ -272,4 +303,8 @@ def provider_errors(request_id: str | None = None) -> Iterator[None]:
         failure = failure_from_exception(exc, request_id=request_id)
         if failure is None:
             raise
+        carried = carried_harness_error(exc)
+        if carried is not None:
+            # Raised bare, so the SDK exception becomes its __context__.
+            raise carried  # noqa: B904
         raise LlmError(failure) from exc
