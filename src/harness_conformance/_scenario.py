@@ -120,9 +120,8 @@ def _read_document(path: Path) -> object:
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:
-            raise _problem(
-                path, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON ({exc.msg})"
-            ) from exc
+            where = f"line {exc.lineno}, column {exc.colno}"
+            raise _problem(path, where, f"not valid JSON ({exc.msg}); fix the syntax") from exc
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import inspect
 import json
+import math
 import re
 import time
 import typing
@@ -282,6 +283,19 @@ def _failure(call: ToolCall, exc: Exception) -> ToolExecutionResult:
     )
 
 
+def _non_finite_float(value: object) -> float | None:
+    """A NaN or infinite float inside ``value`` or its dicts, lists and tuples, if any."""
+    pending, seen = [value], set()
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return item
+        if isinstance(item, (dict, list, tuple)) and id(item) not in seen:
+            seen.add(id(item))
+            pending.extend([*item, *item.values()] if isinstance(item, dict) else item)
+    return None
+
+
 def _success(call: ToolCall, value: Any) -> ToolExecutionResult:
     try:
         if isinstance(value, str):
@@ -289,8 +303,14 @@ def _success(call: ToolCall, value: Any) -> ToolExecutionResult:
         else:
             content = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except Exception as exc:
+        cause: BaseException = exc
+        number = _non_finite_float(value) if isinstance(exc, ValueError) else None
+        if number is not None:
+            # json words this cause differently across Python versions; this wording is fixed.
+            cause = ValueError(f"the float {number!r} has no JSON form (JSON numbers are finite)")
+            cause.__context__, cause.__suppress_context__ = exc, True
         error = ToolOutputError(f'tool "{call.name}" returned a value that is not plain JSON')
-        error.__cause__ = exc
+        error.__cause__ = cause
         return _failure(call, error)
     return ToolExecutionResult(call.id, call.name, content, is_error=False, value=value)
 

@@ -7,6 +7,7 @@ contain.
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -252,7 +253,6 @@ def test_scenario_and_prompt_together_are_refused(
     ("name", "text", "expected"),
     [
         ("bad.yaml", "prompts:\n  - ok\n tools: [\n", "at line 3, column 2: not valid YAML"),
-        ("bad.json", '{"prompts": ["a",]}', "at line 1, column 18: not valid JSON"),
         ("unknown.yaml", "prompts: [hi]\ntemprature: 0\n", "at temprature: unknown key"),
         (
             "tool_key.yaml",
@@ -294,6 +294,32 @@ def test_scenario_errors_name_the_file_and_the_place(
     assert status == 2
     assert f"scenario file {scenario}" in err
     assert expected in err
+    assert not cassette.exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"prompts": ["a",]}', '{\n  "prompts": ["a"],\n  "model": \n}\n', '{"prompts": ["a"]'],
+    ids=["trailing-comma", "missing-value", "unclosed"],
+)
+def test_a_json_scenario_that_does_not_parse_names_the_line_and_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    scenario = tmp_path / "bad.json"
+    scenario.write_text(text, encoding="utf-8")
+    # The parser's own wording and column differ between Python versions, so the
+    # expected place and reason are the ones this interpreter's parser gives.
+    with pytest.raises(json.JSONDecodeError) as parsed:
+        json.loads(text)
+    place = f"line {parsed.value.lineno}, column {parsed.value.colno}"
+    cassette = tmp_path / "never.yaml"
+    status = main(["record", str(scenario), "-o", str(cassette), "--api-key-env", ENV])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.splitlines() == [
+        f"harness-conformance record: scenario file {scenario} at {place}: "
+        f"not valid JSON ({parsed.value.msg}); fix the syntax"
+    ]
     assert not cassette.exists()
 
 

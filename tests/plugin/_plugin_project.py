@@ -4,11 +4,13 @@
 fixtures (``hc_model``, ``replay_session``); `recording` points the ini at a
 `LoopbackModelServer` that the outer test starts and stops, and sets a sentinel API key
 that must never reach a file. `profile_test` writes a test that shows which invariant
-profile ``replay_session`` checked with.
+profile ``replay_session`` checked with. `rewrite_module` gives a module that an earlier
+run imported new text.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -76,6 +78,21 @@ def session_test(
         .replace("RESULTS", repr(list(results)))
         .replace("TEXT", repr(text))
     )
+
+
+def rewrite_module(pytester: pytest.Pytester, **modules: str) -> None:
+    """Give modules of the project new text and remove their cached bytecode.
+
+    pytest before 9.2 trusts a cached assertion-rewritten module whose source has the
+    same size and the same modification time in whole seconds, so new text of the same
+    size written within a second of the last run would run as the old text.
+    """
+    pytester.makepyfile(**modules)
+    for name in modules:
+        source = pytester.path / f"{name}.py"
+        cache = Path(importlib.util.cache_from_source(str(source))).parent
+        for stale in cache.glob(f"{name}.*.pyc"):
+            stale.unlink()
 
 
 def add_script(a: int = 2, b: int = 3, text: str = "The sum is 5.") -> list[Any]:

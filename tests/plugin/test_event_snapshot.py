@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _plugin_project import rewrite_module
 
 from harness_conformance import Agent, ScriptedModel
 from harness_conformance.models import text_reply, tool_calls_reply
@@ -42,7 +43,7 @@ def test_update_then_compare_then_detect_a_change(pytester: pytest.Pytester) -> 
     assert json.loads(lines[1])["type"] == "turn/start"
     assert all(json.loads(line)["time"] == 0 for line in lines[1:])
     pytester.runpytest().assert_outcomes(passed=1)
-    pytester.makepyfile(test_snap=TEST_FILE.replace("ANSWER", '"three"'))
+    rewrite_module(pytester, test_snap=TEST_FILE.replace("ANSWER", '"three"'))
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*three*"])

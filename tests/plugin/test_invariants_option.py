@@ -4,7 +4,7 @@ fixture and the checker ``replay_session`` runs."""
 from __future__ import annotations
 
 import pytest
-from _plugin_project import profile_test
+from _plugin_project import profile_test, rewrite_module
 
 
 def test_replay_checks_strict_by_default(pytester: pytest.Pytester) -> None:
@@ -25,5 +25,5 @@ def test_the_ini_key_sets_the_profile_and_the_option_wins(pytester: pytest.Pytes
     pytester.makeini("[pytest]\nhc_invariants = seed\n")
     pytester.makepyfile(test_agent=profile_test("seed"))
     pytester.runpytest().assert_outcomes(passed=1)
-    pytester.makepyfile(test_agent=profile_test("strict"))
+    rewrite_module(pytester, test_agent=profile_test("strict"))
     pytester.runpytest("--hc-invariants=strict").assert_outcomes(passed=1)

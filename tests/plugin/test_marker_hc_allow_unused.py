@@ -4,7 +4,7 @@ fails with ``CASSETTE_UNUSED`` unless the test says why that is fine."""
 from __future__ import annotations
 
 import pytest
-from _plugin_project import RECORD, recording, replaying, session_test
+from _plugin_project import RECORD, recording, replaying, rewrite_module, session_test
 
 from harness_conformance.server import TextResponse
 
@@ -18,7 +18,9 @@ def replay_one(
     pytester.makepyfile(test_agent=BOTH)
     with recording(pytester, monkeypatch, [TextResponse("hello"), TextResponse("goodbye")]):
         pytester.runpytest(RECORD).assert_outcomes(passed=1)
-    pytester.makepyfile(test_agent=session_test(["hi"], results=[], text=text, markers=markers))
+    rewrite_module(
+        pytester, test_agent=session_test(["hi"], results=[], text=text, markers=markers)
+    )
     replaying(monkeypatch)
     return pytester.runpytest()
 

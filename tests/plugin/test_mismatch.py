@@ -4,7 +4,14 @@ and a diff of the live request body against the recorded one."""
 from __future__ import annotations
 
 import pytest
-from _plugin_project import RECORD, add_script, recording, replaying, session_test
+from _plugin_project import (
+    RECORD,
+    add_script,
+    recording,
+    replaying,
+    rewrite_module,
+    session_test,
+)
 
 
 def test_a_changed_prompt_fails_with_a_diff_of_the_prompt(
@@ -14,7 +21,7 @@ def test_a_changed_prompt_fails_with_a_diff_of_the_prompt(
     with recording(pytester, monkeypatch, add_script()):
         pytester.runpytest(RECORD).assert_outcomes(passed=1)
 
-    pytester.makepyfile(test_agent=session_test(["add 3 and 2"]))
+    rewrite_module(pytester, test_agent=session_test(["add 3 and 2"]))
     replaying(monkeypatch)
     result = pytester.runpytest()
     # The loop turns the miss into an error turn (the test fails on run.ok) and the

@@ -4,7 +4,15 @@ model name the server is asked for, and where the requests go."""
 from __future__ import annotations
 
 import pytest
-from _plugin_project import RECORD, SENTINEL, add_script, recording, replaying, session_test
+from _plugin_project import (
+    RECORD,
+    SENTINEL,
+    add_script,
+    recording,
+    replaying,
+    rewrite_module,
+    session_test,
+)
 
 from harness_conformance.server import LoopbackModelServer
 
@@ -68,11 +76,14 @@ def test_the_base_url_option_sends_requests_to_that_server(
 
 def test_hc_model_reflects_the_options_and_their_defaults(pytester: pytest.Pytester) -> None:
     url = "http://127.0.0.1:9/v1"
-    pytester.makepyfile(MODEL_TEST.replace("NAME", repr("m-1")).replace("URL", repr(url)))
-    pytester.runpytest("--hc-model=m-1", f"--hc-base-url={url}").assert_outcomes(passed=1)
     pytester.makepyfile(
-        MODEL_TEST.replace("NAME", repr("deepseek-chat")).replace(
+        test_model=MODEL_TEST.replace("NAME", repr("m-1")).replace("URL", repr(url))
+    )
+    pytester.runpytest("--hc-model=m-1", f"--hc-base-url={url}").assert_outcomes(passed=1)
+    rewrite_module(
+        pytester,
+        test_model=MODEL_TEST.replace("NAME", repr("deepseek-chat")).replace(
             "URL", repr("https://api.deepseek.com")
-        )
+        ),
     )
     pytester.runpytest().assert_outcomes(passed=1)

@@ -11,6 +11,7 @@ from _plugin_project import (
     interactions,
     recording,
     replaying,
+    rewrite_module,
     session_test,
     write_ini,
 )
@@ -45,7 +46,7 @@ def test_rewrite_records_the_cassette_again(
 ) -> None:
     before = record(pytester, monkeypatch)
     assert final_texts(pytester) == ["", "The sum is 5."]
-    pytester.makepyfile(test_agent=session_test(text=NEW_TEXT))
+    rewrite_module(pytester, test_agent=session_test(text=NEW_TEXT))
     with recording(pytester, monkeypatch, add_script(text=NEW_TEXT)) as server:
         pytester.runpytest("--hc-record-mode=rewrite").assert_outcomes(passed=1)
     server.assert_consumed()
@@ -76,7 +77,7 @@ def test_a_failing_first_recording_still_saves_what_it_recorded(
     with recording(pytester, monkeypatch, add_script()):
         pytester.runpytest(RECORD).assert_outcomes(failed=1)
     assert final_texts(pytester) == ["", "The sum is 5."]
-    pytester.makepyfile(test_agent=session_test())
+    rewrite_module(pytester, test_agent=session_test())
     replaying(monkeypatch)
     pytester.runpytest().assert_outcomes(passed=1)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _plugin_project import rewrite_module
 
 import harness_conformance.cassettes._foreign_replay as foreign_replay
 from harness_conformance import Violation
@@ -114,7 +115,7 @@ def test_both_suites_pass_and_the_report_snapshot_guards_messages(
     pytester.runpytest().assert_outcomes(passed=FIXED + len(kinds) + 2)
 
     changed = tool_suite().replace("retries: int = 0", "retries: float = 0")
-    pytester.makepyfile(test_move=changed)
+    rewrite_module(pytester, test_move=changed)
     result = pytester.runpytest("-k", "TestMove")
     result.assert_outcomes(passed=FIXED - 1 + len(kinds), failed=1)
     result.stdout.fnmatch_lines(["*FAILED*test_validation_report_matches_snapshot*"])
@@ -161,10 +162,12 @@ def test_a_spec_that_drifts_from_the_signature_fails(pytester: pytest.Pytester) 
     )
     result = pytester.runpytest("--snapshot-update")
     result.assert_outcomes(failed=1, passed=FIXED - 1 + len(corruption_kinds(pytester)))
+    # The failure's own report, then the summary line: outside CI pytest shortens the
+    # summary line, so the reason is looked for in the report.
     result.stdout.fnmatch_lines(
         [
-            "*FAILED*test_valid_args_fit_the_signature*",
             "*factor: expected int, got float*",
+            "*FAILED*test_valid_args_fit_the_signature*",
         ]
     )
 
@@ -481,7 +484,7 @@ def test_the_guide_runs_as_a_downstream_project_and_shows_real_output(
     exec(compile(python[0], str(GUIDE), "exec"), namespace)
     assert text[0] == validation_report(namespace["read_file"]).render()
 
-    pytester.makepyfile(test_guide=module.replace(XFAIL_LINE, ""))
+    rewrite_module(pytester, test_guide=module.replace(XFAIL_LINE, ""))
     result = pytester.runpytest("-k", "TestLookup and check")
     result.assert_outcomes(failed=1)
     assert text[1] in result.stdout.str() + "\n"
