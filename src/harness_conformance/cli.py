@@ -12,7 +12,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import _cli_conformance, _cli_log, _cli_record, _cli_replay, _cli_schema, _cli_show
+from . import (
+    __version__,
+    _cli_conformance,
+    _cli_log,
+    _cli_record,
+    _cli_replay,
+    _cli_schema,
+    _cli_show,
+)
 from ._cli_output import UsageError
 
 __all__ = ["build_parser", "main"]
@@ -23,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="harness-conformance",
         description="Check tool arguments, session logs and cassettes of LLM agent harnesses.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _cli_replay.add_replay(commands)
     _cli_record.add_record(commands)

@@ -118,3 +118,14 @@ def test_module_entry_point() -> None:
     assert done.returncode == 0
     assert "validate" in done.stdout
     assert "conformance" in done.stdout
+
+
+def test_version_names_the_program_and_the_library_version(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import harness_conformance
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"harness-conformance {harness_conformance.__version__}\n"
