@@ -31,8 +31,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
          "folder of cassettes (default fixtures/cassettes)"),
         ("--hc-invariants", {"choices": _PROFILES}, "hc_invariants",
          "invariant profile for replays (default strict)"),
-        ("--hc-model", {}, "hc_model", "model name for recording (default deepseek-chat)"),
-        ("--hc-base-url", {}, "hc_base_url", "base URL of the model API when recording"),
+        ("--hc-model", {}, "hc_model",
+         "model name; replays need the one recorded with (default deepseek-chat)"),
+        ("--hc-base-url", {}, "hc_base_url",
+         "base URL of the model API; replays need the one recorded with"),
     ]  # fmt: skip
     for flag, extra, ini, help_text in options:
         group.addoption(flag, dest=ini, default=None, help=help_text, **extra)
