@@ -12,10 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._cli_output import Progress, plural
+from ._cli_output import Progress, plural, render_table
 from ._cli_report import (
     InputFile,
-    aligned_table,
     check_report_path,
     find_inputs,
     without_report,
@@ -128,7 +127,7 @@ def render_log_results(results: Sequence[LogResult]) -> str:
         ]
         for item in results
     ]
-    parts = [aligned_table(_HEADERS, rows, numeric=range(1, 4))]
+    parts = [render_table(_HEADERS, rows)]
     details = [line for item in results for line in _details(item)]
     if details:
         parts.append("\n".join(details))

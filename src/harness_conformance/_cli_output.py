@@ -99,7 +99,8 @@ def _is_number(text: str) -> bool:
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A monospaced table; columns whose cells are all numbers align right."""
+    """A monospaced table; columns of numbers align right, header included (``-`` stands
+    for a number that is not known, such as a count of a file that could not be read)."""
     cells = [[str(cell) for cell in row] for row in rows]
     for row in cells:
         if len(row) != len(headers):
@@ -107,7 +108,11 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> st
     widths = [len(h) for h in headers]
     for row in cells:
         widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
-    right = [bool(cells) and all(_is_number(row[i]) for row in cells) for i in range(len(headers))]
+    right = [
+        any(_is_number(row[i]) for row in cells)
+        and all(_is_number(row[i]) or row[i] == "-" for row in cells)
+        for i in range(len(headers))
+    ]
 
     def line(values: Sequence[str]) -> str:
         parts = [

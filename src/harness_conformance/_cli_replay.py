@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._cli_output import Progress, plural
+from ._cli_output import Progress, plural, render_table
 from ._cli_report import (
     InputFile,
-    aligned_table,
     check_report_path,
     find_inputs,
     without_report,
@@ -248,7 +247,7 @@ def render_results(results: Sequence[CassetteResult], *, fail_on_invalid_args: b
         ]
         for item in results
     ]
-    parts = [aligned_table(_HEADERS, rows, numeric=range(1, 6))]
+    parts = [render_table(_HEADERS, rows)]
     details = [line for item in results for line in _details(item)]
     if details:
         parts.append("\n".join(details))

@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._cli_output import UsageError, render_table
+from ._cli_output import UsageError
 
 __all__ = [
     "InputFile",
-    "aligned_table",
     "check_report_path",
     "find_inputs",
     "without_report",
@@ -123,21 +122,3 @@ def write_report(path: Path, data: Any) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def aligned_table(
-    headers: Sequence[str], rows: Sequence[Sequence[object]], numeric: Iterable[int]
-) -> str:
-    """`render_table`, with the ``numeric`` columns aligned right even when a cell holds
-    ``-`` (a count that is unknown because the file could not be read)."""
-    right = set(numeric)
-    cells = [[str(cell) for cell in row] for row in rows]
-    for column in right:
-        width = max([len(headers[column]), *(len(row[column]) for row in cells)])
-        for row in cells:
-            row[column] = row[column].rjust(width)
-    shown_headers = [
-        header.rjust(max([len(header), *(len(row[i]) for row in cells)])) if i in right else header
-        for i, header in enumerate(headers)
-    ]
-    return render_table(shown_headers, cells)
