@@ -53,12 +53,17 @@ def _settings(examples: int) -> settings:
 
 
 def _undeclared(schema: Any, example: Any) -> bool:
-    """Whether ``example`` has keys the root ``properties`` of ``schema`` does not declare."""
+    """Whether ``example`` has root keys that ``schema`` neither declares in ``properties``
+    nor lists in ``required`` (a required key that is not declared must be present)."""
     if not isinstance(example, dict):
         return False
-    declared = schema.get("properties") if isinstance(schema, dict) else None
-    declared = declared if isinstance(declared, dict) else {}
-    return any(key not in declared for key in example)
+    root = schema if isinstance(schema, dict) else {}
+    declared = root.get("properties")
+    known = set(declared) if isinstance(declared, dict) else set()
+    required = root.get("required")
+    if isinstance(required, list):
+        known.update(key for key in required if isinstance(key, str))
+    return any(key not in known for key in example)
 
 
 def measure(
