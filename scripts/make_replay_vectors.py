@@ -3,7 +3,7 @@
 Usage: ``python scripts/make_replay_vectors.py [OUT_DIR]`` (default
 ``conformance/replay``). Each scenario runs this library's agent loop against a
 scripted `LoopbackModelServer` inside `use_cassette`, so ``cassette.yaml`` is real
-traffic of the openai SDK. The script then replays the cassette with `replay_foreign`
+traffic of the openai SDK. The script then replays the cassette with `replay_cassette`
 and writes ``events.json`` (the normalised event log) and ``expected.json`` (turn
 reasons, invalid tool calls, violations) from that replay.
 
@@ -33,9 +33,9 @@ from harness_conformance import Agent, OpenAICompatibleModel, define_tool, s
 from harness_conformance.cassettes import (
     load_foreign_cassette,
     make_vcr,
-    replay_foreign,
     use_cassette,
 )
+from harness_conformance.conformance import replay_cassette
 from harness_conformance.server import (
     ErrorResponse,
     LoopbackModelServer,
@@ -43,7 +43,6 @@ from harness_conformance.server import (
     TextResponse,
     ToolCallsResponse,
 )
-from harness_conformance.snapshots import normalize_events
 from harness_conformance.tools import Tool
 
 KEY = "sk-" + "replay-vectors-0123456789abcdef"
@@ -207,18 +206,9 @@ def make_vector(scenario: Scenario, out: Path) -> None:
         _record(scenario, fresh)
         if not (cassette.is_file() and same_recording(cassette, fresh)):
             _atomic_write(cassette, fresh.read_text(encoding="utf-8"))
-    replay = replay_foreign(cassette, profile="strict")
-    expected = {
-        "description": scenario.description,
-        "interactions": replay.interactions,
-        "turn_reasons": [reason for session in replay.sessions for reason in session.turn_reasons],
-        "invalid_tool_calls": [
-            {"tool": call.tool, "messages": list(call.messages)}
-            for call in replay.invalid_tool_calls
-        ],
-        "violations": [{"rule": v.rule, "seq": v.seq} for v in replay.violations],
-    }
-    _atomic_write(folder / "events.json", _dump(normalize_events(replay.events)))
+    result = replay_cassette(cassette)
+    expected = {"description": scenario.description, **result.outcome}
+    _atomic_write(folder / "events.json", _dump(result.events))
     _atomic_write(folder / "expected.json", _dump(expected))
 
 

@@ -54,30 +54,46 @@ def detect_kinds(directory: Path) -> list[tuple[str, Path]]:
     return [("invariants" if shows_logs else "schema", directory)]
 
 
+def _run_tallied(
+    kind: str,
+    vectors: Sequence[Any],
+    run: Callable[[list[Any]], list[Any]],
+    checks: Callable[[Any], int],
+    progress: Progress,
+) -> tuple[list[_Row], list[Any]]:
+    """Run schema or invariant vectors one at a time, one table row each."""
+    rows, outcomes = [], []
+    for vector in vectors:
+        found = run([vector])
+        rows.append(_tally(vector.id, checks(vector), found))
+        outcomes += found
+        progress.advance(f"{kind}/{vector.id}")
+    return rows, outcomes
+
+
 def _run_schema(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
     from .conformance import load_schema_vectors, run_schema_vectors
 
-    vectors = load_schema_vectors(folder)
-    rows, outcomes = [], []
-    for vector in vectors:
-        found = run_schema_vectors([vector])
-        rows.append(_tally(vector.id, len(vector.cases) + 1, found))
-        outcomes += found
-        progress.advance(f"schema/{vector.id}")
-    return rows, outcomes
+    # A schema vector's compiled schema is one check beside its cases.
+    return _run_tallied(
+        "schema",
+        load_schema_vectors(folder),
+        run_schema_vectors,
+        lambda vector: len(vector.cases) + 1,
+        progress,
+    )
 
 
 def _run_invariants(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
     from .conformance import load_invariant_vectors, run_invariant_vectors
 
-    vectors = load_invariant_vectors(folder)
-    rows, outcomes = [], []
-    for vector in vectors:
-        found = run_invariant_vectors([vector])
-        rows.append(_tally(vector.id, len(vector.cases), found))
-        outcomes += found
-        progress.advance(f"invariants/{vector.id}")
-    return rows, outcomes
+    return _run_tallied(
+        "invariants",
+        load_invariant_vectors(folder),
+        run_invariant_vectors,
+        lambda vector: len(vector.cases),
+        progress,
+    )
 
 
 def _run_replay(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:

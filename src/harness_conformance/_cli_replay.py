@@ -97,7 +97,7 @@ def _secret_error(path: Path) -> CassetteError | None:
 
     The message says where each token is and what it looks like, never its value.
     """
-    from .cassettes._secrets import REDACTED, find_secrets
+    from .cassettes._secrets import REDACTED, describe_findings, find_secrets
 
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
@@ -110,11 +110,9 @@ def _secret_error(path: Path) -> CassetteError | None:
     findings = find_secrets(text)
     if not findings:
         return None
-    shown = "; ".join(finding.describe() for finding in findings[:5])
-    more = f"; and {len(findings) - 5} more" if len(findings) > 5 else ""
     return CassetteError(
         f"cassette {path} holds {plural(len(findings), 'secret-looking token')}: "
-        f"{shown}{more}. It was not replayed. Scrub it (replace each value with "
+        f"{describe_findings(findings)}. It was not replayed. Scrub it (replace each value with "
         f"{REDACTED}, or delete the credential header) or re-record it with "
         "make_vcr(secrets=[key]); if a key is real, revoke it, since it has been on disk.",
         code="CASSETTE_SECRET",

@@ -37,6 +37,7 @@ __all__ = [
     "ReplayOutcome",
     "ReplayVector",
     "load_replay_vectors",
+    "replay_cassette",
     "replay_known_gap",
     "replay_outcome",
     "run_replay_vector",
@@ -195,8 +196,9 @@ def _hand_events(data: Any) -> list[str]:
 # -- running ---------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=16)
-def _replay(cassette: Path) -> ReplayOutcome:
+def replay_cassette(cassette: str | Path) -> ReplayOutcome:
+    """Replay a cassette under ``strict``: its normalised event log and the outcome
+    fields a replay vector's ``expected.json`` holds."""
     from ._normalize import normalize_events
     from .cassettes import replay_foreign
 
@@ -211,6 +213,9 @@ def _replay(cassette: Path) -> ReplayOutcome:
         "violations": [{"rule": v.rule, "seq": v.seq} for v in replay.violations],
     }
     return ReplayOutcome(events=normalize_events(replay.events), outcome=outcome)
+
+
+_replay = functools.lru_cache(maxsize=16)(replay_cassette)
 
 
 def replay_outcome(vector: ReplayVector) -> ReplayOutcome:

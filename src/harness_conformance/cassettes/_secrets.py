@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
@@ -33,6 +33,7 @@ __all__ = [
     "SECRET_HEADERS",
     "Scrubber",
     "SecretFinding",
+    "describe_findings",
     "find_secrets",
     "live_secrets",
     "refuse_secrets",
@@ -342,16 +343,22 @@ def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[SecretFinding]:
     return findings
 
 
+def describe_findings(findings: Sequence[SecretFinding], most: int = 5) -> str:
+    """The first ``most`` findings, each with its kind and place, and how many more."""
+    shown = "; ".join(finding.describe() for finding in findings[:most])
+    more = f"; and {len(findings) - most} more" if len(findings) > most else ""
+    return shown + more
+
+
 def refuse_secrets(text: str, *, path: str | None, secrets: Iterable[str] = ()) -> None:
     """Raise ``CassetteError(code="CASSETTE_SECRET")`` if `find_secrets` finds anything."""
     findings = find_secrets(text, secrets)
     if not findings:
         return
-    shown = "; ".join(finding.describe() for finding in findings[:5])
-    more = f"; and {len(findings) - 5} more" if len(findings) > 5 else ""
     raise CassetteError(
         f"refusing to write cassette {path or '<text>'}: it still holds "
-        f"{len(findings)} secret-looking token(s): {shown}{more}. Nothing was written. "
+        f"{len(findings)} secret-looking token(s): {describe_findings(findings)}. "
+        "Nothing was written. "
         f"Pass the live key in secrets=[...] so it is replaced by {REDACTED}, or drop "
         "the value with a before_record_request/before_record_response hook.",
         code="CASSETTE_SECRET",
