@@ -98,7 +98,9 @@ META_SCHEMA_NAME = "schema-vector.schema.json"
 """File name of the meta-schema, looked up in ``meta/`` beside the vector directory."""
 
 _TOP_KEYS = {"description": str, "spec": dict, "json_schema": dict, "cases": list}
+_OPTIONAL_TOP_KEYS = {"upstream": str}
 _CASE_KEYS = ("description", "args", "violations")
+_OPTIONAL_CASE_KEYS = ("upstream",)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,6 +115,9 @@ class SchemaCase:
     """The argument value, exactly as JSON parsing gives it."""
     violations: tuple[str, ...]
     """The expected messages, in order; empty for a valid value."""
+    upstream: str | None = None
+    """The reference implementation's test this case ports (the case's own
+    ``upstream``, else the file's), as ``<path> > <describe> > <test name>``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,12 +197,14 @@ def _hand_shape_problems(data: Any) -> list[str]:
     if not isinstance(data, dict):
         return ["$: must be an object"]
     problems = [f"$: missing required key {key!r}" for key in _TOP_KEYS if key not in data]
-    problems += [f"$: unknown key {key!r}" for key in data if key not in _TOP_KEYS]
-    for key, kind in _TOP_KEYS.items():
+    allowed = _TOP_KEYS.keys() | _OPTIONAL_TOP_KEYS.keys()
+    problems += [f"$: unknown key {key!r}" for key in data if key not in allowed]
+    for key, kind in (_TOP_KEYS | _OPTIONAL_TOP_KEYS).items():
         if key in data and not isinstance(data[key], kind):
             problems.append(f"$.{key}: must be {_KIND_NAMES[kind]}")
-    if isinstance(data.get("description"), str) and not data["description"]:
-        problems.append("$.description: must not be empty")
+    for key in ("description", *_OPTIONAL_TOP_KEYS):
+        if isinstance(data.get(key), str) and not data[key]:
+            problems.append(f"$.{key}: must not be empty")
     cases = data.get("cases")
     if isinstance(cases, list):
         if not cases:
@@ -214,7 +221,11 @@ def _hand_case_problems(case: Any, where: str) -> list[str]:
     if not isinstance(case, dict):
         return [f"{where}: must be an object"]
     problems = [f"{where}: missing required key {key!r}" for key in _CASE_KEYS if key not in case]
-    problems += [f"{where}: unknown key {key!r}" for key in case if key not in _CASE_KEYS]
+    allowed = (*_CASE_KEYS, *_OPTIONAL_CASE_KEYS)
+    problems += [f"{where}: unknown key {key!r}" for key in case if key not in allowed]
+    upstream = case.get("upstream")
+    if "upstream" in case and not (isinstance(upstream, str) and upstream):
+        problems.append(f"{where}.upstream: must be a non-empty string")
     description = case.get("description")
     if "description" in case and not (isinstance(description, str) and slug(description)):
         problems.append(f"{where}.description: must be a string with a letter or digit")
@@ -252,6 +263,7 @@ def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVec
                 description=raw["description"],
                 args=raw["args"],
                 violations=tuple(raw["violations"]),
+                upstream=raw.get("upstream", data.get("upstream")),
             )
         )
     if problems:

@@ -292,6 +292,25 @@ def test_bad_case_names_its_json_path(tmp_path: Path, hand: bool) -> None:
     assert "extra" in problems
 
 
+def test_upstream_names_the_ported_test_per_case_or_per_file(tmp_path: Path) -> None:
+    cases = _vector()["cases"]
+    cases[1]["upstream"] = "case.spec.ts > own"
+    _write(tmp_path, "ported.json", _vector(upstream="file.spec.ts > all", cases=cases))
+    [vector] = _load(tmp_path)
+    assert [c.upstream for c in vector.cases] == ["file.spec.ts > all", "case.spec.ts > own"]
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+def test_empty_upstream_is_refused(tmp_path: Path, hand: bool) -> None:
+    case = {"description": "c", "args": {}, "violations": [], "upstream": ""}
+    _write(tmp_path, "ported.json", _vector(upstream="", cases=[case]))
+    with pytest.raises(VectorFileError) as info:
+        _load(tmp_path, hand=hand)
+    problems = "\n".join(info.value.problems)
+    assert "$.upstream" in problems or "'' should be non-empty" in problems
+    assert "$.cases[0]" in problems
+
+
 def test_bad_spec_is_reported_under_spec(tmp_path: Path) -> None:
     path = _write(
         tmp_path,
