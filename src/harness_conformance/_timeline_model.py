@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from ._legacy_layouts import turn_end_failure
 from .cassettes import InvalidToolCall
 from .events import AssistantChunkEvent
 from .invariants import Violation
@@ -165,8 +166,8 @@ class TurnNode(_Node):
         """The code of an ``error`` end reason."""
         if self.reason is None or self.reason.get("kind") != "error":
             return None
-        error = self.reason.get("error")
-        code = error.get("code") if isinstance(error, dict) else None
+        failure = turn_end_failure(self.reason)
+        code = failure.get("code") if failure is not None else None
         return str(code) if code is not None else "(no code)"
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ._cli_output import plural
+from ._legacy_layouts import turn_end_failure
 from ._timeline_model import (
     AssistantEntry,
     ChunkGroup,
@@ -65,8 +66,8 @@ def describe_reason(turn: TurnNode) -> str:
         return "(no turn/end)"
     kind = str(reason.get("kind", "?"))
     if kind == "error":
-        error = reason.get("error")
-        message = error.get("message") if isinstance(error, dict) else None
+        failure = turn_end_failure(reason)
+        message = failure.get("message") if failure is not None else None
         text = f"error {turn.error_code}"
         return f"{text}: {clip(str(message), 120)}" if message else text
     inner = reason.get("reason")

@@ -12,17 +12,22 @@ Keys this module does not model are kept in ``extra`` (inside ``data``) and
 ``envelope`` (beside it), so reading and writing an event loses nothing:
 ``event_from_json(event_to_json(e)) == e`` and ``event_to_json(event_from_json(d)) == d``.
 Event types this module does not know are read as `OpaqueEvent`.
+
+The reference implementation's older logs leave out keys its current ones write (a
+``user/message`` without ``role``, an ``assistant/message`` or ``tool/result`` without
+``message``). Reading such a line fills the field with the value that layout implies
+and names the key in the event's ``absent``; writing leaves it out again while the value
+is unchanged, so the line comes back as it was. `TurnEndEvent.failure` finds the failure
+of an error reason in each of the layouts the reference has used.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from ._chunks import (
-    CHUNK_CLASSES,
     CHUNK_TYPES,
     BlockEndChunk,
     BlockStartChunk,
@@ -32,6 +37,17 @@ from ._chunks import (
     TextDeltaChunk,
     ToolCallDeltaChunk,
     UsageChunk,
+)
+from ._event_codec import chunk_from_json, chunk_to_json, data_from_json, data_to_json
+from ._legacy_layouts import turn_end_failure
+from ._live_events import (
+    LIVE_CLASSES,
+    AgentErrorEvent,
+    AgentStatusEvent,
+    LiveEvent,
+    ToolsExecuteEvent,
+    ToolsPostExecuteEvent,
+    ToolsPreExecuteEvent,
 )
 
 __all__ = [
@@ -71,14 +87,6 @@ __all__ = [
 
 JsonObject: TypeAlias = dict[str, Any]
 
-_BASE_FIELDS = frozenset({"type", "seq", "time", "extra", "envelope"})
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
-
-
 # -- durable events -----------------------------------------------------------------
 
 
@@ -92,6 +100,9 @@ class _Durable:
     """``data`` keys this module does not model."""
     envelope: JsonObject = field(default_factory=dict, repr=False)
     """Envelope keys beside ``type``/``seq``/``time``/``data`` (``surfaceOp``...)."""
+    absent: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """``data`` keys the line left out whose field was filled from an older layout of the
+    reference's logs; written back only once the field no longer holds that value."""
     durable: ClassVar[bool] = True
 
 
@@ -113,7 +124,15 @@ class TurnEndEvent(_Durable):
     """The turn that ended."""
     reason: JsonObject
     """``completed``, ``max-tokens``, ``aborted`` (with ``reason``) or ``error``
-    (with ``error: {message, code}``)."""
+    (with ``error: {message, code}``), as the line holds it."""
+
+    @property
+    def failure(self) -> JsonObject | None:
+        """The failure (``message``, ``code``, ...) of an ``error`` reason wherever the
+        log's layout put it: ``reason.error``, else ``reason.failure``, else
+        ``reason.message`` with ``reason.code`` (``UNKNOWN`` when absent). None for any
+        other kind, or for an error reason that holds no failure."""
+        return turn_end_failure(self.reason)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,14 +162,14 @@ class UserMessageEvent(_Durable):
     """A user-role message entered the conversation."""
 
     type: Literal["user/message"] = "user/message"
-    role: str
-    """``user``."""
+    role: str = "user"
+    """``user``; a line without ``role`` reads as ``user``."""
     content: list[Any]
     """Content blocks, e.g. ``[{"type": "text", "text": ...}]``."""
     source: JsonObject
     """Where the message came from, e.g. ``{"kind": "user"}``."""
-    id: str
-    """The message id."""
+    id: str | None = None
+    """The message id; None when the line has none (older logs)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,7 +195,9 @@ class AssistantMessageEvent(_Durable):
     step: int
     """The open step."""
     message: JsonObject
-    """``{"role": "assistant", "content": [...], ...}``."""
+    """``{"role": "assistant", "content": [...], ...}``. A line in the older layout
+    (``content`` and ``provenance`` beside ``turn``) reads as
+    ``{"role": "assistant", "content", "source": {**provenance, "kind": "model"}}``."""
     usage: JsonObject | None = None
     """Token usage of the call, when known."""
     interrupted: bool | None = None
@@ -210,7 +231,9 @@ class ToolResultEvent(_Durable):
     step: int
     """The open step."""
     message: JsonObject
-    """A user-role message whose content is one ``tool-result`` block."""
+    """A user-role message whose content is one ``tool-result`` block. A line in the
+    older layout (``callId``, ``content`` and ``isError`` beside ``turn``) reads as that
+    message, with source ``{"kind": "tool", "callId"}``."""
     error: JsonObject | None = None
     """``{"name", "code"}`` when the call failed with a harness error."""
 
@@ -247,77 +270,6 @@ class OpaqueEvent:
     durable: ClassVar[bool] = True
 
 
-# -- live events --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class _Live:
-    time: int = 0
-    """Epoch milliseconds when emitted."""
-    extra: JsonObject = field(default_factory=dict, repr=False)
-    """``data`` keys this module does not model."""
-    durable: ClassVar[bool] = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class AgentStatusEvent(_Live):
-    """The agent's status changed (emitted on change only)."""
-
-    type: Literal["agent/status"] = "agent/status"
-    status: Literal["idle", "running", "disposed"]
-    """The new status."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class AgentErrorEvent(_Live):
-    """A turn failed; ``error`` carries ``message`` and ``code``."""
-
-    type: Literal["agent/error"] = "agent/error"
-    turn: int
-    """The turn that failed."""
-    step: int
-    """The step that failed."""
-    error: JsonObject
-    """``{"message", "code"}``."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolsPreExecuteEvent(_Live):
-    """A tool call is about to be handled by the registry."""
-
-    type: Literal["tools/pre-execute"] = "tools/pre-execute"
-    call_id: str
-    """The call id."""
-    name: str
-    """The tool name."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolsExecuteEvent(_Live):
-    """The tool's body is about to run."""
-
-    type: Literal["tools/execute"] = "tools/execute"
-    call_id: str
-    """The call id."""
-    name: str
-    """The tool name."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolsPostExecuteEvent(_Live):
-    """The registry produced the call's result."""
-
-    type: Literal["tools/post-execute"] = "tools/post-execute"
-    call_id: str
-    """The call id."""
-    name: str
-    """The tool name."""
-    is_error: bool
-    """Whether the result is an error."""
-    error: JsonObject | None = None
-    """``{"name", "code"}`` for harness errors."""
-
-
 DurableEvent: TypeAlias = (
     TurnStartEvent
     | TurnEndEvent
@@ -329,13 +281,6 @@ DurableEvent: TypeAlias = (
     | ToolCallEvent
     | ToolResultEvent
     | OpaqueEvent
-)
-LiveEvent: TypeAlias = (
-    AgentStatusEvent
-    | AgentErrorEvent
-    | ToolsPreExecuteEvent
-    | ToolsExecuteEvent
-    | ToolsPostExecuteEvent
 )
 Event: TypeAlias = DurableEvent | LiveEvent
 
@@ -349,113 +294,12 @@ _EVENT_CLASSES: tuple[type[Any], ...] = (
     AssistantMessageEvent,
     ToolCallEvent,
     ToolResultEvent,
-    AgentStatusEvent,
-    AgentErrorEvent,
-    ToolsPreExecuteEvent,
-    ToolsExecuteEvent,
-    ToolsPostExecuteEvent,
+    *LIVE_CLASSES,
 )
 EVENT_TYPES: Mapping[str, type[Any]] = {c.type: c for c in _EVENT_CLASSES}
 
 
 # -- JSON ---------------------------------------------------------------------------
-
-
-_KINDS: dict[str, tuple[type, ...]] = {
-    "int": (int,),
-    "str": (str,),
-    "bool": (bool,),
-    "JsonObject": (dict,),
-    "list[Any]": (list,),
-    "Chunk": (dict,),
-}
-
-
-def _accepts(annotation: str) -> Callable[[Any], bool]:
-    """A check that a JSON value fits a field's annotation (``None`` allowed when optional)."""
-    parts = [p.strip() for p in annotation.split("|")]
-    allowed: set[Any] = set()
-    kinds: tuple[type, ...] = ()
-    for part in parts:
-        if part == "None":
-            allowed.add(None)
-        elif part.startswith("Literal["):
-            allowed.update(v.strip().strip("'\"") for v in part[8:-1].split(","))
-        else:
-            kinds += _KINDS[part]
-
-    def check(value: Any) -> bool:
-        if type(value) is bool and bool not in kinds:
-            return value in allowed
-        return (
-            isinstance(value, kinds)
-            or (type(value) is str and value in allowed)
-            or (value is None and None in allowed)
-        )
-
-    return check
-
-
-def _data_fields(cls: type[Any]) -> list[tuple[str, str, bool, Callable[[Any], bool]]]:
-    """(attribute, JSON key, optional, type check) for each modelled ``data`` field."""
-    out = []
-    for f in dataclasses.fields(cls):
-        if f.name in _BASE_FIELDS:
-            continue
-        optional = f.default is None
-        out.append((f.name, _camel(f.name), optional, _accepts(str(f.type))))
-    return out
-
-
-_FIELDS: dict[type[Any], list[tuple[str, str, bool, Callable[[Any], bool]]]] = {
-    cls: _data_fields(cls) for cls in (*CHUNK_CLASSES, *_EVENT_CLASSES)
-}
-
-
-def _data_to_json(obj: Any) -> JsonObject:
-    data: JsonObject = {}
-    for attr, key, optional, _ in _FIELDS[type(obj)]:
-        value = getattr(obj, attr)
-        if optional and value is None:
-            continue
-        data[key] = chunk_to_json(value) if attr == "chunk" else value
-    data.update(obj.extra)
-    return data
-
-
-def _data_from_json(cls: type[Any], data: Mapping[str, Any], where: str) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {}
-    known = set()
-    for attr, key, optional, accepts in _FIELDS[cls]:
-        known.add(key)
-        if key not in data:
-            if optional:
-                continue
-            raise ValueError(f"{where}: {cls.type!r} needs data key {key!r}")
-        value = data[key]
-        if not accepts(value):
-            shown = repr(value)[:60]
-            raise ValueError(f"{where}: {cls.type!r} data key {key!r} cannot be {shown}")
-        kwargs[attr] = chunk_from_json(value, f"{where}.chunk") if attr == "chunk" else value
-    kwargs["extra"] = {k: v for k, v in data.items() if k not in known}
-    return kwargs
-
-
-def chunk_to_json(chunk: Chunk) -> JsonObject:
-    """The on-disk form of a chunk: ``{"type": ..., camelCase fields...}``."""
-    return {"type": chunk.type, **_data_to_json(chunk)}
-
-
-def chunk_from_json(obj: Any, where: str = "chunk") -> Chunk:
-    """Read a chunk; raises ValueError naming ``where`` when it is malformed."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-        raise ValueError(f"{where}: a chunk is an object with a string 'type'")
-    cls = CHUNK_TYPES.get(obj["type"])
-    if cls is None:
-        raise ValueError(f"{where}: unknown chunk type {obj['type']!r}")
-    body = {k: v for k, v in obj.items() if k != "type"}
-    chunk: Chunk = cls(**_data_from_json(cls, body, where))
-    return chunk
 
 
 def event_to_json(event: Event) -> JsonObject:
@@ -466,11 +310,11 @@ def event_to_json(event: Event) -> JsonObject:
     if isinstance(event, _Durable):
         out["seq"] = event.seq
         out["time"] = event.time
-        out["data"] = _data_to_json(event)
+        out["data"] = data_to_json(event)
         out.update(event.envelope)
     else:
         out["time"] = event.time
-        out["data"] = _data_to_json(event)
+        out["data"] = data_to_json(event)
     return out
 
 
@@ -487,7 +331,7 @@ def event_from_json(obj: Any, where: str = "event") -> Event:
     data = obj.get("data")
     if not isinstance(data, dict):
         raise ValueError(f"{where}: {obj['type']!r} needs a 'data' object")
-    kwargs = _data_from_json(cls, data, where)
+    kwargs = data_from_json(cls, data, where)
     if cls.durable:
         seq, time = obj.get("seq"), obj.get("time")
         if type(seq) is not int:

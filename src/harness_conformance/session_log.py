@@ -1,22 +1,13 @@
 """Session logs: one JSONL file per session, read and written without loss.
 
 Line 1 is the header ``{"type":"session","version":0,"id":...,"createdAt":...}`` (other
-keys kept in `SessionHeader.extra`); every other non-empty line is one durable event
-envelope (`harness_conformance.events`) or a packed row. Types the events module does not
-model, and live types should a foreign log hold them, come back as `OpaqueEvent`. The
+keys kept in `SessionHeader.extra`); a header without ``version``, as the reference
+implementation writes for child sessions and in its test support, is version 0. Every
+other non-empty line is one durable event envelope (`harness_conformance.events`) or a
+packed row of chunk deltas, which `_packed_rows` expands. Types the events module does
+not model, and live types should a foreign log hold them, come back as `OpaqueEvent`;
+the older layouts of the reference's events read as the events module describes. The
 user-facing description is docs/session-logs.md.
-
-Packed rows (``text-chunks``, ``reasoning-chunks``, ``tool-call-chunks``) are how the
-reference implementation (deepseek-harness) stores consecutive deltas of one block::
-
-    {"type":"text-chunks","seq0":87,"time0":T,
-     "data":{"turn":1,"step":2,"index":1,"dt":[d1,...,dn-1],"texts":[t0,...,tn-1]}}
-
-Member ``k`` becomes an ``assistant/chunk`` event with seq ``seq0 + k`` and time
-``time0 + d1 + ... + dk`` (gaps may be negative). Tool-call rows hold ``args``, ``id``
-and an optional ``name`` that every expanded delta repeats: the packer only groups
-deltas that agree on id and name, so this restores the packed events exactly. Rows with
-missing, mistyped or unknown keys are errors. Packed rows are only read, never written.
 
 Byte-identical write-back: `SessionLog.raw_lines` keeps the text of every envelope line
 (by event index), `SessionLog.header_line` the header's, and `write_session_log`, given a
@@ -30,9 +21,9 @@ memory have none.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
+import re
 import time
 import typing
 import uuid
@@ -41,16 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
+from ._json_text import JsonTextError, parse_json
+from ._packed_rows import PACKED_ROW_TYPES, ROW_FIX, expand_row
 from .events import (
     EVENT_TYPES,
     AssistantChunkEvent,
-    Chunk,
     DurableEvent,
     Event,
     OpaqueEvent,
-    ReasoningDeltaChunk,
-    TextDeltaChunk,
-    ToolCallDeltaChunk,
     event_from_json,
     event_to_json,
 )
@@ -69,22 +58,8 @@ __all__ = [
 SESSION_LOG_VERSION: Final = 0
 """The only header ``version`` this module reads and the one it writes."""
 
-PACKED_ROW_TYPES: Final[Mapping[str, str]] = {
-    "text-chunks": "text-delta",
-    "reasoning-chunks": "reasoning-delta",
-    "tool-call-chunks": "tool-call-delta",
-}
-"""Packed row type -> the chunk type its members expand to."""
-
 _HEADER_KEYS = frozenset({"type", "version", "id", "createdAt"})
-_ROW_ENVELOPE = frozenset({"type", "seq0", "time0", "data"})
-_TEXT_ROW_DATA = frozenset({"turn", "step", "index", "dt", "texts"})
-_TOOL_ROW_DATA = frozenset({"turn", "step", "index", "dt", "id", "args"})
 _DURABLE_CLASSES: tuple[type[Any], ...] = typing.get_args(DurableEvent)
-_TEXT_MEMBERS: dict[str, type[TextDeltaChunk] | type[ReasoningDeltaChunk]] = {
-    "text-chunks": TextDeltaChunk,
-    "reasoning-chunks": ReasoningDeltaChunk,
-}
 
 PathArg = str | os.PathLike[str]
 
@@ -114,6 +89,9 @@ class SessionHeader:
     """The log format version."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Every other header key as written (``cwd``, ``delegationDepth``, ...)."""
+    absent: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """``{"version"}`` for a header line without ``version`` (read as 0): `to_json`
+    leaves the key out while the version is still 0."""
 
     def __post_init__(self) -> None:
         if clash := sorted(_HEADER_KEYS & self.extra.keys()):
@@ -125,8 +103,11 @@ class SessionHeader:
         return cls(id=str(uuid.uuid4()), created_at=time.time_ns() // 1_000_000, extra=extra)
 
     def to_json(self) -> dict[str, Any]:
-        """The on-disk form: ``{"type":"session","version","id","createdAt", **extra}``."""
-        head = {"type": "session", "version": self.version, "id": self.id}
+        """The on-disk form: ``{"type":"session","version","id","createdAt", **extra}``
+        (without ``version`` when the header read had none and it is still 0)."""
+        head: dict[str, Any] = {"type": "session", "version": self.version, "id": self.id}
+        if "version" in self.absent and self.version == SESSION_LOG_VERSION:
+            del head["version"]
         return {**head, "createdAt": self.created_at, **self.extra}
 
     @classmethod
@@ -135,13 +116,15 @@ class SessionHeader:
         if not isinstance(obj, dict) or obj.get("type") != "session":
             found = obj.get("type") if isinstance(obj, dict) else type(obj).__name__
             raise ValueError(f"the first line is not a session header (found {found!r})")
-        version, ident, created = obj.get("version"), obj.get("id"), obj.get("createdAt")
+        ident, created = obj.get("id"), obj.get("createdAt")
+        version = obj.get("version", SESSION_LOG_VERSION)
         if type(version) is not int or version != SESSION_LOG_VERSION:
             raise ValueError(f"header version {version!r} is not supported (only 0 is)")
         if not isinstance(ident, str) or type(created) is not int:
             raise ValueError("the header needs a string 'id' and an integer 'createdAt'")
         rest = {k: v for k, v in obj.items() if k not in _HEADER_KEYS}
-        return cls(id=ident, created_at=created, version=version, extra=rest)
+        absent = frozenset() if "version" in obj else frozenset({"version"})
+        return cls(id=ident, created_at=created, version=version, extra=rest, absent=absent)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -277,15 +260,11 @@ class SessionLogWriter:
         self._out.flush()
 
 
+_IN_LINE_ONE = re.compile(r"\(line 1, column (\d+)\)")
 _HEADER_FIX = 'Line 1 must be {"type":"session","version":0,"id":"...","createdAt":<epoch ms>}'
 _EVENT_FIX = (
     'Each line after the header must be one event {"type","seq","time","data"} or a '
     "packed chunk row; fix or remove the line"
-)
-_ROW_FIX = (
-    "A packed row is exactly {type, seq0, time0, data: {turn, step, index, dt, texts}} "
-    "(tool-call-chunks: args, id, optional name instead of texts), one dt entry fewer "
-    "than members; fix the row or replace it with its unpacked events"
 )
 
 
@@ -311,12 +290,16 @@ def _require_durable(event: Any, where: str) -> None:
 
 
 def _parse(file: Path, number: int, line: str) -> Any:
+    """The value one line holds; `SessionLogError` naming ``file`` and line ``number``
+    when the line is not JSON, nests too deeply to read, or holds a number too long to
+    convert. The line holds no line break, so a syntax error's place is its column."""
+    fix = _HEADER_FIX if number == 1 else _EVENT_FIX
     try:
-        return json.loads(line)
-    except ValueError as exc:
-        problem = f"the line is not JSON ({exc})"
-        fix = _HEADER_FIX if number == 1 else _EVENT_FIX
-        raise SessionLogError(file, number, problem, fix) from exc
+        return parse_json(line)
+    except JsonTextError as exc:
+        problem = _IN_LINE_ONE.sub(r"(column \1)", exc.problem)
+        problem = f"the line is {problem}" if problem.startswith("not JSON") else problem
+        raise SessionLogError(file, number, problem, fix) from None
 
 
 def _read_envelope(file: Path, number: int, obj: dict[str, Any]) -> DurableEvent:
@@ -338,62 +321,9 @@ def _read_envelope(file: Path, number: int, obj: dict[str, Any]) -> DurableEvent
 
 
 def _expand_row(file: Path, number: int, row: dict[str, Any]) -> list[AssistantChunkEvent]:
-    """The ``assistant/chunk`` events a packed row stands for."""
-    kind = row["type"]
-
-    def bad(problem: str) -> SessionLogError:
-        return SessionLogError(file, number, f"malformed {kind} row: {problem}", _ROW_FIX)
-
-    if row.keys() != _ROW_ENVELOPE:
-        raise bad(_key_problem(row.keys(), _ROW_ENVELOPE, "the row"))
-    seq0, time0, data = row["seq0"], row["time0"], row["data"]
-    if type(seq0) is not int or seq0 < 0 or type(time0) is not int:
-        raise bad(f"seq0 must be an integer >= 0 and time0 an integer, got {seq0!r}, {time0!r}")
-    if not isinstance(data, dict):
-        raise bad("'data' must be an object")
-    tool = kind == "tool-call-chunks"
-    expected = _TOOL_ROW_DATA if tool else _TEXT_ROW_DATA
-    maybe = "name" if tool else ""
-    if not expected <= data.keys() <= expected | {maybe}:
-        raise bad(_key_problem(data.keys(), expected, "'data'", maybe))
-    for key in ("turn", "step", "index"):
-        if type(data[key]) is not int:
-            raise bad(f"data.{key} must be an integer, got {data[key]!r}")
-    members_key = "args" if tool else "texts"
-    members, gaps = data[members_key], data["dt"]
-    if not isinstance(members, list) or not members or not all(isinstance(m, str) for m in members):
-        raise bad(f"data.{members_key} must be a non-empty list of strings")
-    if not isinstance(gaps, list) or not all(type(g) is int for g in gaps):
-        raise bad("data.dt must be a list of integers")
-    if len(gaps) != len(members) - 1:
-        raise bad(f"data.dt has {len(gaps)} entries for {len(members)} members")
-    if tool and not (isinstance(data["id"], str) and isinstance(data.get("name", ""), str)):
-        raise bad("data.id (and data.name when present) must be strings")
-    times = itertools.accumulate(gaps, initial=time0)
-    return [
-        AssistantChunkEvent(
-            seq=seq0 + k,
-            time=moment,
-            turn=data["turn"],
-            step=data["step"],
-            chunk=_member_chunk(kind, data["index"], member, data),
-        )
-        for k, (member, moment) in enumerate(zip(members, times, strict=True))
-    ]
-
-
-def _member_chunk(kind: str, index: int, member: str, data: dict[str, Any]) -> Chunk:
-    if kind == "tool-call-chunks":
-        name = data.get("name")
-        return ToolCallDeltaChunk(index=index, id=data["id"], name=name, arguments_delta=member)
-    return _TEXT_MEMBERS[kind](index=index, text=member)
-
-
-def _key_problem(keys: Iterable[str], need: frozenset[str], what: str, maybe: str = "") -> str:
-    missing, unknown = sorted(need - set(keys)), sorted(set(keys) - need - {maybe})
-    parts = []
-    if missing:
-        parts.append(f"{what} lacks {missing}")
-    if unknown:
-        parts.append(f"{what} has unexpected keys {unknown}")
-    return " and ".join(parts)
+    """The events a packed row stands for; `SessionLogError` naming ``file`` and line
+    ``number`` when the row is malformed."""
+    try:
+        return expand_row(row)
+    except ValueError as exc:
+        raise SessionLogError(file, number, str(exc), ROW_FIX) from exc

@@ -429,3 +429,19 @@ def test_html_into_a_missing_folder_is_a_usage_error(
     assert status == 2
     assert "does not exist" in err
     assert not target.parent.exists()
+
+
+@pytest.mark.parametrize(
+    ("log", "expected"),
+    [
+        ("error-reason-failure.jsonl", "error AUTH: simulated provider error (HTTP 401)"),
+        ("error-reason-flat.jsonl", "error TRANSPORT: the provider is unreachable"),
+    ],
+)
+def test_older_error_reason_layouts_show_their_code(
+    log: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference's older ``turn/end`` layouts (``reason.failure``, a flat message and
+    code) show the same code and message as ``reason.error`` does."""
+    assert main(["show", str(ROOT / "tests" / "fixtures_session_logs" / log)]) == 0
+    assert expected in capsys.readouterr().out

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from harness_conformance.events import (
     AgentStatusEvent,
+    AssistantMessageEvent,
     BlockStartChunk,
     OpaqueEvent,
     ToolResultEvent,
@@ -93,3 +95,51 @@ def test_tool_result_properties() -> None:
     event = ToolResultEvent(seq=0, time=0, turn=1, step=1, message=message)
     assert event.call_id == "c9"
     assert event.is_error
+
+
+@pytest.mark.parametrize(
+    "envelope",
+    [
+        {
+            "type": "assistant/message",
+            "seq": 0,
+            "time": 0,
+            "data": {"turn": 1, "step": 1, "message": {}, "usage": None},
+        },
+        {
+            "type": "tool/result",
+            "seq": 0,
+            "time": 0,
+            "data": {"turn": 1, "step": 1, "message": {}, "error": None},
+        },
+        {
+            "type": "user/message",
+            "seq": 0,
+            "time": 0,
+            "data": {"content": [], "source": {}, "role": "user", "id": None},
+        },
+        {
+            "type": "assistant/chunk",
+            "seq": 0,
+            "time": 0,
+            "data": {
+                "turn": 1,
+                "step": 1,
+                "chunk": {"type": "block-end", "index": 0, "block": None},
+            },
+        },
+    ],
+)
+def test_an_explicit_null_is_written_back_as_read(envelope: dict[str, Any]) -> None:
+    event = event_from_json(envelope)
+    assert event_to_json(event) == envelope
+    assert event_from_json(event_to_json(event)) == event
+
+
+def test_a_value_given_to_an_explicit_null_field_is_written() -> None:
+    data = {"turn": 1, "step": 1, "message": {}, "usage": None}
+    event = event_from_json({"type": "assistant/message", "seq": 0, "time": 0, "data": data})
+    assert isinstance(event, AssistantMessageEvent)
+    assert event.usage is None
+    changed = dataclasses.replace(event, usage={"inputTokens": 1})
+    assert event_to_json(changed)["data"]["usage"] == {"inputTokens": 1}
