@@ -6,7 +6,9 @@ profile to check with and the violations, ``{"rule", "seq"}``, a checker must re
 A file is either one case, ``{"description", "profile", "log", "violations"}``, or a
 group, ``{"description", "logs": {<name>: [...]}, "cases": [...]}`` whose cases carry
 ``description``, ``profile``, ``violations`` and a ``log`` that is either a list of
-events or the name of one of the group's ``logs``.
+events or the name of one of the group's ``logs``. An optional ``upstream``, on the file
+and on each case, names the test of the reference implementation a case ports, as
+``<path> > <describe> > <test name>``; a case's own value wins over the file's.
 
 Violations compare as a multiset of ``(rule, seq)`` pairs: the order in which a checker
 reports several violations of one event is not part of the contract. ``seq`` is
@@ -28,6 +30,7 @@ from ._conformance_files import (
     shape_checker,
     slug,
 )
+from ._conformance_invariant_gaps import reference_only_check
 from .events import Event, event_from_json
 from .invariants import PROFILES, RULES, check_log
 from .session_log import PACKED_ROW_TYPES, SessionLogError, _expand_row
@@ -49,6 +52,7 @@ INVARIANT_META_SCHEMA_NAME = "invariant-vector.schema.json"
 _SINGLE_KEYS = ("description", "profile", "log", "violations")
 _GROUP_KEYS = ("description", "logs", "cases")
 _CASE_KEYS = ("description", "profile", "log", "violations")
+_OPTIONAL_KEYS = ("upstream",)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,6 +71,9 @@ class InvariantCase:
     """The log, read into events (packed rows expanded)."""
     violations: tuple[tuple[str, int | None], ...]
     """The expected ``(rule, seq)`` pairs, in file order."""
+    upstream: str | None = None
+    """The reference implementation's test the case ports (the case's own
+    ``upstream``, else the file's), as ``<path> > <describe> > <test name>``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,7 +90,7 @@ class InvariantVector:
     """The cases, in file order."""
 
 
-INVARIANT_KNOWN_GAPS: list[Callable[[InvariantCase], str | None]] = []
+INVARIANT_KNOWN_GAPS: list[Callable[[InvariantCase], str | None]] = [reference_only_check]
 """Predicates naming invariant cases this library knowingly disagrees with: each
 returns the reason, or ``None`` for a case it does not claim."""
 
@@ -159,6 +166,7 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> InvariantVector
                 profile=raw["profile"],
                 events=events,
                 violations=tuple((v["rule"], v["seq"]) for v in raw["violations"]),
+                upstream=raw.get("upstream", data.get("upstream")),
             )
         )
     if problems:
@@ -188,12 +196,13 @@ def _read_log(path: Path, log: list[Any], where: str, problems: list[str]) -> tu
 def _hand_problems(data: Any) -> list[str]:
     if not isinstance(data, dict):
         return ["$: must be an object"]
-    allowed = _GROUP_KEYS if "cases" in data else _SINGLE_KEYS
+    allowed = (_GROUP_KEYS if "cases" in data else _SINGLE_KEYS) + _OPTIONAL_KEYS
     required = ("description", "cases") if "cases" in data else _SINGLE_KEYS
     problems = [f"$: missing required key {key!r}" for key in required if key not in data]
     problems += [f"$: unknown key {key!r}" for key in data if key not in allowed]
     if not (isinstance(data.get("description"), str) and data["description"]):
         problems.append("$.description: must be a non-empty string")
+    problems += _hand_upstream(data, "$")
     if "cases" in data:
         logs = data.get("logs", {})
         if not isinstance(logs, dict):
@@ -217,7 +226,9 @@ def _hand_case(case: Any, where: str, *, grouped: bool) -> list[str]:
     problems: list[str] = []
     if grouped:
         problems += [f"{where}: missing required key {k!r}" for k in _CASE_KEYS if k not in case]
-        problems += [f"{where}: unknown key {k!r}" for k in case if k not in _CASE_KEYS]
+        allowed = _CASE_KEYS + _OPTIONAL_KEYS
+        problems += [f"{where}: unknown key {k!r}" for k in case if k not in allowed]
+        problems += _hand_upstream(case, where)
         if "description" in case and not (
             isinstance(case["description"], str) and slug(case["description"])
         ):
@@ -239,6 +250,13 @@ def _hand_case(case: Any, where: str, *, grouped: bool) -> list[str]:
         if not ok or item["rule"] not in RULES or not (seq is None or type(seq) is int):
             problems.append(f'{place}: must be {{"rule": <rule id>, "seq": <integer or null>}}')
     return problems
+
+
+def _hand_upstream(entry: dict[str, Any], where: str) -> list[str]:
+    upstream = entry.get("upstream", "?")
+    if isinstance(upstream, str) and upstream:
+        return []
+    return [f"{where}.upstream: must be a non-empty string naming the reference test"]
 
 
 def _hand_log(log: Any, where: str) -> list[str]:

@@ -29,6 +29,12 @@ META = CONFORMANCE / "meta" / "invariant-vector.schema.json"
 
 VECTORS = load_invariant_vectors(FOLDER)
 CASES = [case for vector in VECTORS for case in vector.cases]
+GAPS = [case for case in CASES if invariant_known_gap(case) is not None]
+UPSTREAM_FILES = {
+    "upstream-session": "packages/core/session/tests/invariant.spec.ts",
+    "upstream-llm-stream": "packages/llm/llm/tests/invariant.spec.ts",
+    "upstream-tools": "packages/core/tools/tests/invariant.spec.ts",
+}
 
 
 def _pairs(items: Any) -> list[tuple[str, int | None]]:
@@ -129,7 +135,9 @@ def test_planted_wrong_expectation_fails_with_both_sides(tmp_path: Path) -> None
     data = json.loads(path.read_text("utf-8"))
     data["cases"][0]["violations"] = [{"rule": "turn-pairing", "seq": 3}]
     path.write_text(json.dumps(data), "utf-8")
-    failures = run_invariant_vectors(load_invariant_vectors(folder, meta_schema=META))
+    every = run_invariant_vectors(load_invariant_vectors(folder, meta_schema=META))
+    failures = [f for f in every if f.skipped is None]
+    assert {f.case for f in every if f.skipped} == {c.description for c in GAPS}
     assert [(f.vector_id, f.case) for f in failures] == [
         ("turn-pairing", data["cases"][0]["description"])
     ]
@@ -194,3 +202,86 @@ def test_known_gap_skips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(module, "INVARIANT_KNOWN_GAPS", [])
     [entry] = run_invariant_vectors(vectors)
     assert (entry.skipped, entry.actual) == (None, [])
+
+
+# -- cases ported from the reference implementation ------------------------------------
+
+
+def test_every_ported_case_names_its_reference_test() -> None:
+    ported = [c for c in CASES if c.vector_id in UPSTREAM_FILES]
+    assert len(ported) >= 45
+    for case in ported:
+        assert case.upstream is not None
+        path, describe, name = case.upstream.split(" > ")
+        assert path == UPSTREAM_FILES[case.vector_id]
+        assert describe
+        assert name
+    assert all(c.upstream is None for c in CASES if not c.vector_id.startswith("upstream-"))
+
+
+def test_every_known_gap_names_a_shipped_case_the_checker_reports_differently() -> None:
+    from harness_conformance._conformance_invariant_gaps import REFERENCE_ONLY_CASES
+
+    assert sorted(c.id for c in GAPS) == sorted(REFERENCE_ONLY_CASES)
+    rfc = CONFORMANCE.parent / "docs" / "rfc" / "implemented" / "testing"
+    for case in GAPS:
+        reason = invariant_known_gap(case)
+        assert reason is not None
+        cited = reason.split("(", 1)[1].split(",", 1)[0]
+        assert (CONFORMANCE.parent / cited).is_file(), cited
+        assert (rfc / Path(cited).name.replace(".md", ".zh.md")).is_file()
+        assert _pairs(run_invariant_case(case)) != _pairs(case.violations)
+
+
+def test_upstream_of_a_case_wins_over_the_files(tmp_path: Path) -> None:
+    log = _small()["log"]
+    group = {
+        "description": "g",
+        "upstream": "a.spec.ts > suite",
+        "cases": [
+            {"description": "inherits", "profile": "seed", "log": log, "violations": []},
+            {
+                "description": "own",
+                "upstream": "b.spec.ts > suite > own test",
+                "profile": "seed",
+                "log": log,
+                "violations": [],
+            },
+        ],
+    }
+    _write(tmp_path, "group.json", group)
+    for meta in (META, tmp_path / "absent.json"):
+        [vector] = load_invariant_vectors(tmp_path, meta_schema=meta)
+        assert [c.upstream for c in vector.cases] == [
+            "a.spec.ts > suite",
+            "b.spec.ts > suite > own test",
+        ]
+    _write(tmp_path / "one", "single.json", _small(upstream="c.spec.ts > suite > test"))
+    [vector] = load_invariant_vectors(tmp_path / "one", meta_schema=META)
+    assert vector.cases[0].upstream == "c.spec.ts > suite > test"
+    _write(tmp_path / "none", "plain.json", _small())
+    [vector] = load_invariant_vectors(tmp_path / "none", meta_schema=META)
+    assert vector.cases[0].upstream is None
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+@pytest.mark.parametrize("value", ["", 7, ["a.spec.ts"]])
+def test_an_upstream_that_is_not_a_name_is_refused(tmp_path: Path, hand: bool, value: Any) -> None:
+    group = {
+        "description": "g",
+        "cases": [
+            {
+                "description": "c",
+                "upstream": value,
+                "profile": "seed",
+                "log": _small()["log"],
+                "violations": [],
+            }
+        ],
+    }
+    path = _write(tmp_path, "bad.json", group)
+    meta = tmp_path / "absent.json" if hand else META
+    with pytest.raises(VectorFileError) as info:
+        load_invariant_vectors(tmp_path, meta_schema=meta)
+    assert str(path) in str(info.value)
+    assert "$.cases[0]" in "\n".join(info.value.problems)

@@ -47,3 +47,21 @@ def test_an_agent_error_without_a_code() -> None:
     assert [(v.rule, v.seq, v.message) for v in violations] == [
         (RULE, None, "agent/error for turn 1 step 1 has no code")
     ]
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        {"kind": "error", "step": 1, "failure": {"message": "invalid api key", "code": "AUTH"}},
+        {"kind": "error", "message": "invalid api key", "code": "AUTH"},
+    ],
+    ids=["failure", "beside-message"],
+)
+def test_older_error_reasons_carry_their_code_elsewhere(reason: dict[str, Any]) -> None:
+    events = error_log()
+    at = index_of(events, of_type("turn/end"))
+    events[at] = dataclasses.replace(events[at], reason=reason)
+    assert found(events) == set()
+    reason = {**reason, "code": ""} if "message" in reason else {**reason, "failure": {}}
+    events[at] = dataclasses.replace(events[at], reason=reason)
+    assert found(events) == {(RULE, events[at].seq)}

@@ -68,7 +68,9 @@ def test_online_raises_at_the_offending_event() -> None:
     assert events[seen] is result
     assert (error.rule, error.seq) == ("tool-result-after-call", result.seq)
     assert error.code == "INVARIANT"
-    message = "tool/result for callId 'call_1' without an earlier unanswered tool/call"
+    message = (
+        "tool/result for callId 'call_1' without an earlier unanswered tool/call in the same step"
+    )
     assert str(error) == f"tool-result-after-call at seq {result.seq}: {message}"
     assert checker.violations == [Violation("tool-result-after-call", result.seq, message)]
 

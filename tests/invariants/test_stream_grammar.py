@@ -126,14 +126,54 @@ def test_usage_moved_after_the_finish_of_a_real_log() -> None:
     }
 
 
-def test_a_call_cut_off_before_a_retry_shows_only_through_reused_indexes() -> None:
+def test_a_call_cut_off_before_a_retry_shows_through_usage_and_reused_indexes() -> None:
     # Without its error finish, the empty first call of the retry log runs into the
-    # retried one, which reads as one call: nothing in it breaks the grammar.
+    # retried one, which reads as one call with two usage chunks.
     events = retry_log()
     error = index_of(events, of_type("assistant/chunk", "finish"))
     assert events[error].chunk.reason["kind"] == "error"
     del events[error]
-    assert found(resequence(events)) == set()
+    events = resequence(events)
+    second_usage = events[index_of(events, of_type("assistant/chunk", "usage"), 1)]
+    assert found(events) == {(RULE, second_usage.seq)}
     # A cut-off call that had opened a block collides with the retry's block-start.
     events = step_of(START, DELTA, START, DELTA, END, STOP)
     assert messages(events) == [(4, "block-start for index 0, which is already open")]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        BlockStartChunk(index=-1, block_type="text"),
+        TextDeltaChunk(index=-2, text="hi"),
+        BlockEndChunk(index=-1),
+    ],
+    ids=["block-start", "delta", "block-end"],
+)
+def test_a_negative_block_index(bad: BlockStartChunk | TextDeltaChunk | BlockEndChunk) -> None:
+    message = f"{bad.type} for index {bad.index}: block indexes are non-negative integers"
+    assert messages(step_of(bad, USAGE, STOP)) == [(2, message)]
+
+
+def test_a_block_end_closes_a_block_of_its_own_type() -> None:
+    text = {"type": "text", "text": "hi"}
+    assert messages(step_of(START, DELTA, BlockEndChunk(index=0, block=text), STOP)) == []
+    reasoning = BlockEndChunk(index=0, block={"type": "reasoning", "text": "hi"})
+    assert messages(step_of(START, DELTA, reasoning, STOP)) == [
+        (4, "block-end for index 0 closes a reasoning block; a text block opened")
+    ]
+    # a block-end that carries no block, or a block without a type, names no type
+    untyped = BlockEndChunk(index=0, block={"text": "hi"})
+    assert messages(step_of(START, DELTA, untyped, STOP)) == []
+    assert messages(step_of(START, DELTA, END, STOP)) == []
+
+
+def test_usage_comes_once_per_call() -> None:
+    assert messages(step_of(START, DELTA, END, USAGE, USAGE, STOP)) == [
+        (6, "a second usage chunk in one model call: usage comes once per call")
+    ]
+    # each call of a retried step has its own usage
+    assert messages(step_of(USAGE, ERROR, START, DELTA, END, USAGE, STOP)) == []
+    b = LogBuilder().turn_start().step_start().chunks([USAGE, STOP]).step_end()
+    b.step_start().chunks([USAGE, STOP]).step_end().turn_end()
+    assert [v for v in check_log(b.events) if v.rule == RULE] == []

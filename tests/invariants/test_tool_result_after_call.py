@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import pytest
 from _invariant_logs import (
     SCENARIOS,
@@ -95,3 +98,39 @@ def test_a_result_naming_no_call_id() -> None:
     assert [(v.seq, v.message) for v in violations] == [
         (events[at].seq, "tool/result names no callId")
     ]
+
+
+def _later_step(code: str | None) -> list[Any]:
+    b = LogBuilder().turn_start().step_start().call("c").step_end()
+    return b.step_start().result("c", code).step_end().turn_end().events
+
+
+def test_a_result_in_a_later_step_answers_no_call_of_an_earlier_step() -> None:
+    events = _later_step(None)
+    result = events[index_of(events, of_type("tool/result"))]
+    assert found(events) == {(RULE, result.seq)}
+    [violation] = check_log(events)
+    assert violation.message == (
+        "tool/result for callId 'c' without an earlier unanswered tool/call in the same step"
+    )
+
+
+@pytest.mark.parametrize("code", ["ABORTED_BEFORE_DISPATCH", "TOOL_NOT_STARTED"])
+def test_a_synthetic_result_in_a_later_step_is_still_exempt(code: str) -> None:
+    assert found(_later_step(code)) == set()
+
+
+def test_a_rewrite_answers_no_call() -> None:
+    b = LogBuilder().turn_start().step_start().call("c").result("c")
+    events = b.step_end().turn_end().events
+    at = index_of(events, of_type("tool/result"))
+    rewrite = dataclasses.replace(
+        events[at], envelope={"surfaceOp": {"op": "replace", "start": 3, "end": 3}}
+    )
+    # a rewrite of the answer in the same step leaves the call answered once
+    events = resequence([*events[: at + 1], rewrite, *events[at + 1 :]])
+    assert found(events) == set()
+    # a rewrite does not answer the call either: the call stays open for its result
+    b = LogBuilder().turn_start().step_start().call("c").result("c").step_end().turn_end()
+    events = resequence([*b.events[:3], rewrite, *b.events[3:]])
+    assert found(events) == set()

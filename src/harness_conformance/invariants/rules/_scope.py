@@ -14,7 +14,7 @@ from typing import Any, TypeAlias
 
 from ...events import StepStartEvent, TurnStartEvent
 
-__all__ = ["SEQ_GAP", "Check", "Handlers", "Scope", "ScopedRule"]
+__all__ = ["SEQ_GAP", "Check", "Handlers", "Scope", "ScopedRule", "is_rewrite"]
 
 Check: TypeAlias = Callable[[Any], "str | None"]
 """One event in, a violation message (or ``None``) out."""
@@ -25,6 +25,20 @@ Handlers: TypeAlias = Mapping[str, Check]
 SEQ_GAP = "seq-gap"
 """Handler key for checks that see each event whose seq is not one more than the
 previous seq: the first event with a seq, and every jump, repeat or step back."""
+
+
+def is_rewrite(event: Any) -> bool:
+    """Whether a ``tool/result`` rewrites an earlier result rather than answering a call.
+
+    A result whose envelope ``surfaceOp`` is present and is not ``"append"`` (a
+    ``{"op": "replace", "start", "end"}`` object, as a pruner writes when it shortens an
+    earlier result) replaces what the model reads; it keeps the turn and step of the
+    result it rewrites and answers no call.
+    """
+    envelope = getattr(event, "envelope", None)
+    if not envelope or "surfaceOp" not in envelope:
+        return False
+    return bool(envelope["surfaceOp"] != "append")
 
 
 class Scope:

@@ -1,6 +1,9 @@
 """``error-has-code``: ``turn/end`` error reasons and ``agent/error`` carry a ``code``.
 
-A code is a non-empty string, such as ``AUTH`` or ``UNKNOWN``.
+A code is a non-empty string, such as ``AUTH`` or ``UNKNOWN``. A ``turn/end`` error
+reason carries it in ``reason.error.code``, as the reference implementation writes it
+now, or in a shape its older logs hold: ``reason.failure.code`` (the failure of the
+model call) or ``reason.code`` beside ``reason.message``.
 """
 
 from __future__ import annotations
@@ -36,9 +39,12 @@ class Rule:
         return {"turn/end": self.check_turn_end, "agent/error": self.check_agent_error}
 
     def check_turn_end(self, event: TurnEndEvent) -> str | None:
-        if event.reason.get("kind") == "error" and not _has_code(event.reason.get("error")):
-            return f"turn/end for turn {event.turn} has an error reason without a code"
-        return None
+        reason = event.reason
+        if reason.get("kind") != "error":
+            return None
+        if any(_has_code(e) for e in (reason.get("error"), reason.get("failure"), reason)):
+            return None
+        return f"turn/end for turn {event.turn} has an error reason without a code"
 
     def check_agent_error(self, event: AgentErrorEvent) -> str | None:
         if not _has_code(event.error):

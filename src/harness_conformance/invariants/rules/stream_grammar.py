@@ -3,12 +3,14 @@
 A call ends with its ``finish`` chunk; the next chunk in the same step starts a new
 call, as when a failed call is retried. Within a call:
 
+- every block index is a non-negative integer;
 - a ``block-start`` opens an index not yet used in the call;
 - a delta (``text-delta``, ``reasoning-delta``, ``tool-call-delta``) comes after its
   index's ``block-start`` and before its ``block-end``, into a block of its kind;
-- a ``block-end`` closes an open index; blocks may also stay open until ``finish``
-  (a reply cut off at the token limit);
-- ``usage`` comes before ``finish`` and nothing follows ``finish``.
+- a ``block-end`` closes an open index, and the ``block`` it carries, when it carries
+  one, is of the type that index opened with; blocks may also stay open until
+  ``finish`` (a reply cut off at the token limit);
+- ``usage`` comes at most once, before ``finish``, and nothing follows ``finish``.
 
 Only an ``error`` finish is followed by another call in the same step, so any chunk
 after a ``stop``, ``tool-calls``, ``max-tokens`` or ``aborted`` finish comes after
@@ -34,8 +36,9 @@ __all__ = ["RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 RULE_ID = "stream-grammar"
 STATEMENT = (
     "within one model call (a call ends with its finish chunk; the next chunk in the same "
-    "step starts a new call, as on a retry): a delta for an index comes after that index's "
-    "block-start and before its block-end; usage comes before finish"
+    "step starts a new call, as on a retry): block indexes are non-negative; a delta for an "
+    "index comes after that index's block-start and before its block-end; a block-end "
+    "closes a block of its own type; one usage, before finish"
 )
 STRICT_ONLY = False
 
@@ -61,7 +64,7 @@ class Rule:
     comparisons. Any other chunk clears the memory and is judged in full.
     """
 
-    __slots__ = ("_blocks", "_by_chunk", "_finished", "_last_index", "_last_type")
+    __slots__ = ("_blocks", "_by_chunk", "_finished", "_last_index", "_last_type", "_usage")
 
     def __init__(self, scope: Scope) -> None:
         self._blocks: dict[int, str] = {}
@@ -73,12 +76,15 @@ class Rule:
         """The delta type of the last delta judged in full, while its block is open."""
         self._last_index = -1
         """The index that delta wrote."""
+        self._usage = False
+        """Whether the current call has had its ``usage`` chunk."""
         self._by_chunk: dict[str, Any] = {
             "block-start": self._block_start,
             "text-delta": self._delta,
             "reasoning-delta": self._delta,
             "tool-call-delta": self._delta,
             "block-end": self._block_end,
+            "usage": self._usage_chunk,
             "finish": self._finish,
         }
 
@@ -111,6 +117,7 @@ class Rule:
             late = f"{chunk.type} after the {finished!r} finish of the step's model call: {why}"
         self._blocks.clear()
         self._finished = _RUNNING
+        self._usage = False
         judge = self._by_chunk.get(chunk.type)
         found: str | None = judge(chunk) if judge is not None else None
         return late if late is not None else found
@@ -119,9 +126,12 @@ class Rule:
         self._last_type = ""
         self._blocks.clear()
         self._finished = _RUNNING
+        self._usage = False
 
     def _block_start(self, chunk: BlockStartChunk) -> str | None:
         index = chunk.index
+        if index < 0:
+            return _negative(chunk)
         state = self._blocks.get(index)
         self._blocks[index] = _DELTA_OF.get(chunk.block_type, chunk.block_type)
         if state is None:
@@ -132,6 +142,8 @@ class Rule:
 
     def _delta(self, chunk: Any) -> str | None:
         index = chunk.index
+        if index < 0:
+            return _negative(chunk)
         takes = self._blocks.get(index)
         if takes == chunk.type:
             self._last_type, self._last_index = chunk.type, index
@@ -144,13 +156,29 @@ class Rule:
 
     def _block_end(self, chunk: BlockEndChunk) -> str | None:
         index = chunk.index
+        if index < 0:
+            return _negative(chunk)
         state = self._blocks.get(index)
         if state is None:
             return f"block-end for index {index}, which is never opened"
         if state == _CLOSED:
             return f"block-end for index {index}, which is already closed"
         self._blocks[index] = _CLOSED
+        closes = chunk.block.get("type") if isinstance(chunk.block, dict) else None
+        opened = _BLOCK_OF.get(state, state)
+        if isinstance(closes, str) and closes != opened:
+            return f"block-end for index {index} closes a {closes} block; a {opened} block opened"
+        return None
+
+    def _usage_chunk(self, chunk: Chunk) -> str | None:
+        if self._usage:
+            return "a second usage chunk in one model call: usage comes once per call"
+        self._usage = True
         return None
 
     def _finish(self, chunk: FinishChunk) -> None:
         self._finished = chunk.reason.get("kind")
+
+
+def _negative(chunk: Any) -> str:
+    return f"{chunk.type} for index {chunk.index}: block indexes are non-negative integers"
