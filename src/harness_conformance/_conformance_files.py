@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,8 +108,13 @@ def read_json(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         problem = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         raise VectorFileError(path, [problem]) from exc
+    except RecursionError:
+        raise VectorFileError(path, ["invalid JSON: nested too deeply to read"]) from None
     except ValueError as exc:
-        raise VectorFileError(path, [f"invalid JSON: {exc}"]) from exc
+        problem = str(exc)
+        if "integer string conversion" in problem:
+            problem = f"an integer has more than {sys.get_int_max_str_digits()} digits"
+        raise VectorFileError(path, [f"invalid JSON: {problem}"]) from exc
 
 
 def _refuse_constant(name: str) -> Any:

@@ -92,6 +92,12 @@ class Site:
     options: tuple[tuple[Any, str], ...]
 
 
+def _own_kind(node: Node, value: Any) -> bool:
+    """Whether ``value`` passes the type test of a scalar ``node``."""
+    kind = kind_of(value)
+    return kind == node.kind or (node.kind == "number" and kind == "integer")
+
+
 def _misses(node: Node, literals: Iterable[Any]) -> list[Any]:
     """Two values of the node's own type that equal none of ``literals``."""
     taken = {canonical(v) for v in literals}
@@ -258,9 +264,15 @@ class SiteWalker:
         const = getattr(node, "const", UNSET)
         if const is not UNSET:
             message = f"{label(path)} must be {compact_json(const)}"
-            self.add(
-                "const-miss", where, path, ((v, message) for v in _misses(node, [const])), guard
+            # A value outside the enum reports only the enum, so beside an enum the const
+            # is missed by the other members of the node's own type.
+            key = canonical(const)
+            misses = (
+                _misses(node, [const])
+                if enum is None
+                else [v for v in enum if canonical(v) != key and _own_kind(node, v)][:2]
             )
+            self.add("const-miss", where, path, ((v, message) for v in misses), guard)
 
     def object(
         self,

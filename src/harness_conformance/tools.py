@@ -107,6 +107,9 @@ class Tool:
     """The body: sync or async, called with keyword arguments."""
     raw: bool = False
     """True for `ToolRegistry.register_raw` tools, whose ``fn`` validates its own input."""
+    concurrency_safe: bool = False
+    """True when the agent loop may run a call alongside the step's other such calls;
+    otherwise each call runs alone, in call order."""
     _accepts: frozenset[str] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
@@ -118,6 +121,10 @@ class Tool:
         body: object = self.fn
         if not callable(body):
             raise TypeError(f'tool "{self.name}" needs a callable fn, not {type(body).__name__}')
+        safe: object = self.concurrency_safe
+        if type(safe) is not bool:
+            kind = type(safe).__name__
+            raise TypeError(f'tool "{self.name}": concurrency_safe must be a bool, not {kind}')
         if not self.raw:
             if self.parameters is None:
                 problem = SchemaProblem("parameters", "is required unless the tool is raw")
@@ -176,11 +183,14 @@ def define_tool(
     description: str,
     parameters: Spec | Mapping[str, Node] | None,
     fn: Callable[..., Any],
+    *,
+    concurrency_safe: bool = False,
 ) -> Tool:
     """A `Tool` whose spec is compiled now, so a malformed spec fails here.
 
     ``parameters`` is a spec, a mapping of parameter name to node (a parameter map),
-    or None to derive the spec from ``fn``'s typed signature.
+    or None to derive the spec from ``fn``'s typed signature. ``concurrency_safe=True``
+    lets the agent loop run its calls alongside other such calls of the same step.
     """
     _check_name(name)
     spec: Spec
@@ -197,7 +207,9 @@ def define_tool(
             " (import a JSON Schema with from_json_schema, or use register_raw)",
         )
         raise SchemaError(f'tool "{name}": {problem.reason}', problems=[problem])
-    return Tool(name, description, spec, to_json_schema(spec), fn)
+    return Tool(
+        name, description, spec, to_json_schema(spec), fn, concurrency_safe=concurrency_safe
+    )
 
 
 def _first_paragraph(fn: Callable[..., Any]) -> str:
@@ -218,7 +230,7 @@ def tool(fn: Callable[..., Any], /) -> Tool: ...
 
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None
+    *, name: str | None = None, description: str | None = None, concurrency_safe: bool = False
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -228,8 +240,10 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    concurrency_safe: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Turn a typed function into a `Tool`: ``@tool`` or ``@tool(name=..., description=...)``.
+    """Turn a typed function into a `Tool`: ``@tool`` or ``@tool(name=..., description=...,
+    concurrency_safe=...)``.
 
     The name defaults to the function's name, the description to the first paragraph
     of its docstring, and the spec is derived from its signature.
@@ -238,7 +252,7 @@ def tool(
     def make(body: Callable[..., Any]) -> Tool:
         label = name if name is not None else getattr(body, "__name__", "")
         text = description if description is not None else _first_paragraph(body)
-        return define_tool(label, text, None, body)
+        return define_tool(label, text, None, body, concurrency_safe=concurrency_safe)
 
     return make if fn is None else make(fn)
 
@@ -283,16 +297,25 @@ def _failure(call: ToolCall, exc: Exception) -> ToolExecutionResult:
     )
 
 
-def _non_finite_float(value: object) -> float | None:
-    """A NaN or infinite float inside ``value`` or its dicts, lists and tuples, if any."""
+def _lossy_part(value: object) -> str | None:
+    """What in ``value`` (or its dicts, lists and tuples) JSON cannot carry back
+    unchanged, if anything: a NaN, an infinity, ``-0.0`` or a key that is not a str."""
     pending, seen = [value], set()
     while pending:
         item = pending.pop()
         if isinstance(item, float) and not math.isfinite(item):
-            return item
+            return f"the float {item!r} has no JSON form (JSON numbers are finite)"
+        if isinstance(item, float) and item == 0.0 and math.copysign(1.0, item) < 0:
+            return "the float -0.0 loses its sign in JSON"
         if isinstance(item, (dict, list, tuple)) and id(item) not in seen:
             seen.add(id(item))
-            pending.extend([*item, *item.values()] if isinstance(item, dict) else item)
+            if isinstance(item, dict):
+                odd = next((k for k in item if not isinstance(k, str)), None)
+                if odd is not None:
+                    return f"the key {odd!r} is not a string (JSON keys are strings)"
+                pending.extend(item.values())
+            else:
+                pending.extend(item)
     return None
 
 
@@ -301,16 +324,15 @@ def _success(call: ToolCall, value: Any) -> ToolExecutionResult:
         if isinstance(value, str):
             content = str.__str__(value)
         else:
+            lossy = _lossy_part(value)
+            if lossy is not None:
+                raise ValueError(lossy)
             content = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except Exception as exc:
-        cause: BaseException = exc
-        number = _non_finite_float(value) if isinstance(exc, ValueError) else None
-        if number is not None:
-            # json words this cause differently across Python versions; this wording is fixed.
-            cause = ValueError(f"the float {number!r} has no JSON form (JSON numbers are finite)")
-            cause.__context__, cause.__suppress_context__ = exc, True
-        error = ToolOutputError(f'tool "{call.name}" returned a value that is not plain JSON')
-        error.__cause__ = cause
+        error = ToolOutputError(
+            f'tool "{call.name}" returned invalid output: value is not lossless JSON'
+        )
+        error.__cause__ = exc
         return _failure(call, error)
     return ToolExecutionResult(call.id, call.name, content, is_error=False, value=value)
 
@@ -345,16 +367,22 @@ class ToolRegistry:
         description: str,
         json_schema: Mapping[str, Any],
         fn: Callable[..., Any],
+        *,
+        concurrency_safe: bool = False,
     ) -> Tool:
         """Add a tool whose JSON Schema is shown to the model as is (MCP style).
 
         ``fn`` validates its own input; `validate_args` is never applied to it.
+        ``concurrency_safe`` is as for `define_tool`.
         """
         schema = copy.deepcopy(dict(json_schema)) if isinstance(json_schema, Mapping) else None
         if schema is None or any(type(k) is not str for k in schema):
             problem = SchemaProblem("json_schema", "must be a JSON object")
             raise SchemaError(f'tool "{name}": {problem.reason}', problems=[problem])
-        return self.register(Tool(name, description, None, schema, fn, raw=True))
+        tool = Tool(
+            name, description, None, schema, fn, raw=True, concurrency_safe=concurrency_safe
+        )
+        return self.register(tool)
 
     def get(self, name: str) -> Tool | None:
         """The tool registered under ``name``, or None."""

@@ -17,18 +17,18 @@ from typing import Any
 
 import pytest
 
-from harness_conformance import conformance
+from harness_conformance._conformance_schema_gaps import ACCEPTED_ON_PURPOSE
 from harness_conformance.conformance import (
     SchemaCase,
+    SchemaRefusal,
     SchemaVector,
-    VectorFileError,
     known_gap,
     load_schema_vectors,
-    run_schema_vectors,
+    refusal_outcome,
     same_json,
-    slug,
 )
-from harness_conformance.schema._build import s, spec_from_dict
+from harness_conformance.schema import from_json_schema
+from harness_conformance.schema._build import s
 from harness_conformance.schema._to_json import to_json_schema
 from harness_conformance.schema._validate import validate_args
 
@@ -37,7 +37,9 @@ SCHEMA_DIR = CONFORMANCE / "schema"
 META_SCHEMA = CONFORMANCE / "meta" / "schema-vector.schema.json"
 
 VECTORS = load_schema_vectors(SCHEMA_DIR)
+SPEC_VECTORS = [vector for vector in VECTORS if vector.spec is not None]
 CASES = [(vector, case) for vector in VECTORS for case in vector.cases]
+REFUSALS = [(vector, refusal) for vector in VECTORS for refusal in vector.refusals]
 
 
 class _Str(str):
@@ -48,6 +50,7 @@ _FINITE = "must be a finite JSON number"
 _VALUE = "must be a lossless JSON value"
 _OBJECT = "must be a lossless JSON object"
 _ARRAY = '"tags" must be a dense lossless JSON array'
+_LIST = '"list" must be a dense lossless JSON array'
 _OPTS = f'"opts" {_OBJECT}'
 _REQUIRED = {"p": s.string(required=True)}
 _CLOSED = s.object({"name": s.string()}, additional_properties=False)
@@ -58,8 +61,8 @@ PYTHON_ONLY_CASES: list[tuple[str, dict[str, Any], Any, list[str]]] = [
     ("infinity-at-integer", {"n": s.integer()}, {"n": math.inf}, [f'"n" {_FINITE}']),
     ("minus-infinity-with-enum", {"x": s.number(enum=[1])}, {"x": -math.inf}, [f'"x" {_FINITE}']),
     ("nan-at-json-node", {"meta": s.json()}, {"meta": math.nan}, [f'"meta" {_VALUE}']),
-    ("nan-as-untyped-item", {"list": s.array()}, {"list": [math.nan, 1]}, [f'"list[0]" {_VALUE}']),
-    ("nan-under-undeclared-root-key", {}, {"extra": math.nan}, [f'"extra" {_VALUE}']),
+    ("nan-as-untyped-item", {"list": s.array()}, {"list": [math.nan, 1]}, [_LIST]),
+    ("nan-under-undeclared-root-key", {}, {"extra": math.nan}, [f'"arguments" {_OBJECT}']),
     ("tuple-at-json-node", {"meta": s.json()}, {"meta": (1, 2)}, [f'"meta" {_VALUE}']),
     ("int-key-at-root", {"path": s.string()}, {"path": "a", 1: "x"}, [f'"arguments" {_OBJECT}']),
     ("int-key-hidden-by-missing", _REQUIRED, {1: "x"}, ['missing required property "p"']),
@@ -124,8 +127,9 @@ TEMPLATES: list[tuple[str, str, bool]] = [
 # -- the shipped vectors ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=[v.id for v in VECTORS])
+@pytest.mark.parametrize("vector", SPEC_VECTORS, ids=[v.id for v in SPEC_VECTORS])
 def test_json_schema(vector: SchemaVector) -> None:
+    assert vector.spec is not None
     compiled = to_json_schema(vector.spec)
     assert same_json(compiled, vector.json_schema), (
         f"compiled {json.dumps(compiled)}\nexpected {json.dumps(vector.json_schema)}"
@@ -137,7 +141,38 @@ def test_case(vector: SchemaVector, case: SchemaCase) -> None:
     reason = known_gap(vector, case)
     if reason is not None:
         pytest.skip(reason)
+    assert vector.spec is not None
     assert validate_args(vector.spec, case.args) == list(case.violations)
+
+
+def test_every_accepted_on_purpose_entry_exists_and_is_accepted() -> None:
+    """A known gap names a shipped refusal that this library really imports; a stale
+    or fixed one fails here."""
+    by_id = {refusal.id: refusal for _, refusal in REFUSALS}
+    assert set(ACCEPTED_ON_PURPOSE) <= set(by_id)
+    for entry_id in ACCEPTED_ON_PURPOSE:
+        assert refusal_outcome(by_id[entry_id]) == "accepted", entry_id
+        assert "2026-12-01-importer-reads-standard-json-schema.md" in ACCEPTED_ON_PURPOSE[entry_id]
+
+
+PORTED = [v for v in SPEC_VECTORS if v.id.startswith(("upstream-value-", "upstream-args-"))]
+
+
+@pytest.mark.parametrize("vector", PORTED, ids=[v.id for v in PORTED])
+def test_a_ported_schema_imports_back_to_its_spec(vector: SchemaVector) -> None:
+    """A ported file's ``json_schema`` is the reference's raw schema as this library
+    writes it; importing it must give the file's spec back."""
+    assert vector.json_schema is not None
+    imported: Any = from_json_schema(vector.json_schema)
+    assert imported == vector.spec
+
+
+@pytest.mark.parametrize(("vector", "refusal"), REFUSALS, ids=[r.id for _, r in REFUSALS])
+def test_refusal(vector: SchemaVector, refusal: SchemaRefusal) -> None:
+    reason = known_gap(vector, refusal)
+    if reason is not None:
+        pytest.skip(reason)
+    assert refusal_outcome(refusal) is None
 
 
 @pytest.mark.parametrize(
@@ -176,6 +211,7 @@ def test_validity_agrees_with_the_oracle(vector: SchemaVector, case: SchemaCase)
     jsonschema = pytest.importorskip("jsonschema")
     if _has_negative_zero(case.args):
         pytest.skip("-0.0 is rejected by the lossless-JSON rule the oracle does not have")
+    assert vector.json_schema is not None
     oracle_valid = jsonschema.Draft202012Validator(vector.json_schema).is_valid(case.args)
     assert oracle_valid is (not case.violations)
 
@@ -192,7 +228,7 @@ def test_hand_check_accepts_every_shipped_file(monkeypatch: pytest.MonkeyPatch) 
 def test_vectors_are_present_with_unique_readable_ids() -> None:
     assert len(VECTORS) >= 12
     assert len(CASES) >= 80
-    ids = [case.id for _, case in CASES]
+    ids = [case.id for _, case in CASES] + [refusal.id for _, refusal in REFUSALS]
     assert len(set(ids)) == len(ids)
     assert all(re.fullmatch(r"[a-z0-9-]+/[a-z0-9]+(-[a-z0-9]+)*", i) for i in ids)
 
@@ -216,199 +252,3 @@ def test_every_expected_message_fits_a_template() -> None:
         m for m in from_vectors | from_python if not any(re.search(p, m) for _, p, _ in TEMPLATES)
     ]
     assert unmatched == []
-
-
-# -- the loader and runner -------------------------------------------------------------
-
-
-def _write(folder: Path, name: str, data: Any) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data), "utf-8")
-    return path
-
-
-def _vector(**overrides: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "description": "a small vector",
-        "spec": {"type": "params", "properties": {"n": {"type": "integer", "required": True}}},
-        "json_schema": {
-            "type": "object",
-            "properties": {"n": {"type": "integer"}},
-            "required": ["n"],
-        },
-        "cases": [
-            {"description": "valid", "args": {"n": 1}, "violations": []},
-            {"description": "missing", "args": {}, "violations": ['missing required property "n"']},
-        ],
-    }
-    data.update(overrides)
-    return data
-
-
-def _load(folder: Path, *, hand: bool = False) -> list[SchemaVector]:
-    meta = folder / "absent.json" if hand else META_SCHEMA
-    return load_schema_vectors(folder, meta_schema=meta)
-
-
-def test_loader_builds_vectors(tmp_path: Path) -> None:
-    _write(tmp_path, "small.json", _vector())
-    [vector] = _load(tmp_path)
-    assert vector.id == "small"
-    assert [c.id for c in vector.cases] == ["small/valid", "small/missing"]
-    assert vector.cases[1].violations == ('missing required property "n"',)
-    assert vector.spec == spec_from_dict(_vector()["spec"])
-
-
-def test_invalid_json_names_file_line_and_column(tmp_path: Path) -> None:
-    path = _write(tmp_path, "broken.json", '{\n  "description": "x",\n  "spec": {,\n}')
-    with pytest.raises(VectorFileError) as info:
-        _load(tmp_path)
-    assert str(path) in str(info.value)
-    assert "line 3, column 12" in str(info.value)
-    assert info.value.path == path
-
-
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_missing_key_names_file_and_key(tmp_path: Path, hand: bool) -> None:
-    data = _vector()
-    del data["cases"]
-    path = _write(tmp_path, "nocases.json", data)
-    with pytest.raises(VectorFileError) as info:
-        _load(tmp_path, hand=hand)
-    assert str(path) in str(info.value)
-    assert "cases" in str(info.value)
-
-
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_bad_case_names_its_json_path(tmp_path: Path, hand: bool) -> None:
-    case = {"description": "bad", "args": {}, "violations": "not a list", "extra": 1}
-    _write(tmp_path, "badcase.json", _vector(cases=[case]))
-    with pytest.raises(VectorFileError) as info:
-        _load(tmp_path, hand=hand)
-    problems = "\n".join(info.value.problems)
-    assert "$.cases[0]" in problems
-    assert "violations" in problems
-    assert "extra" in problems
-
-
-def test_upstream_names_the_ported_test_per_case_or_per_file(tmp_path: Path) -> None:
-    cases = _vector()["cases"]
-    cases[1]["upstream"] = "case.spec.ts > own"
-    _write(tmp_path, "ported.json", _vector(upstream="file.spec.ts > all", cases=cases))
-    [vector] = _load(tmp_path)
-    assert [c.upstream for c in vector.cases] == ["file.spec.ts > all", "case.spec.ts > own"]
-
-
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_empty_upstream_is_refused(tmp_path: Path, hand: bool) -> None:
-    case = {"description": "c", "args": {}, "violations": [], "upstream": ""}
-    _write(tmp_path, "ported.json", _vector(upstream="", cases=[case]))
-    with pytest.raises(VectorFileError) as info:
-        _load(tmp_path, hand=hand)
-    problems = "\n".join(info.value.problems)
-    assert "$.upstream" in problems or "'' should be non-empty" in problems
-    assert "$.cases[0]" in problems
-
-
-def test_bad_spec_is_reported_under_spec(tmp_path: Path) -> None:
-    path = _write(
-        tmp_path,
-        "badspec.json",
-        _vector(spec={"type": "params", "properties": {"n": {"type": "int"}}}),
-    )
-    with pytest.raises(VectorFileError) as info:
-        _load(tmp_path)
-    assert str(path) in str(info.value)
-    assert any(p.startswith("$.spec: properties.n.type") for p in info.value.problems)
-
-
-def test_colliding_case_ids_are_refused(tmp_path: Path) -> None:
-    cases = [
-        {"description": "Same case", "args": {"n": 1}, "violations": []},
-        {"description": "same, case!", "args": {"n": 2}, "violations": []},
-    ]
-    _write(tmp_path, "dup.json", _vector(cases=cases))
-    with pytest.raises(VectorFileError, match=r"\$\.cases\[1\]\.description: id 'dup/same-case'"):
-        _load(tmp_path)
-
-
-@pytest.mark.parametrize(
-    ("text", "problem"),
-    [
-        ('{"description": "a", "description": "b"}', 'duplicate key "description"'),
-        ('{"description": NaN}', "NaN is not JSON"),
-    ],
-    ids=["duplicate-key", "nan"],
-)
-def test_non_portable_json_is_refused(tmp_path: Path, text: str, problem: str) -> None:
-    _write(tmp_path, "odd.json", text)
-    with pytest.raises(VectorFileError, match=problem):
-        _load(tmp_path)
-
-
-def test_missing_directory_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(VectorFileError, match="is not a directory"):
-        load_schema_vectors(tmp_path / "nowhere")
-
-
-def test_runner_reports_disagreements(tmp_path: Path) -> None:
-    wrong = _vector(
-        json_schema={"properties": {"n": {"type": "integer"}}, "type": "object", "required": ["n"]},
-        cases=[
-            {"description": "valid", "args": {"n": 1}, "violations": []},
-            {
-                "description": "wrong message",
-                "args": {"n": "1"},
-                "violations": ['"n" must be a number'],
-            },
-        ],
-    )
-    _write(tmp_path / "schema", "wrong.json", wrong)
-    failures = run_schema_vectors(tmp_path / "schema")
-    assert [(f.vector_id, f.case, f.skipped) for f in failures] == [
-        ("wrong", "json_schema", None),
-        ("wrong", "wrong message", None),
-    ]
-    assert failures[1].expected == ['"n" must be a number']
-    assert failures[1].actual == ['"n" must be an integer']
-
-
-def test_runner_passes_a_conforming_vector(tmp_path: Path) -> None:
-    _write(tmp_path / "schema", "small.json", _vector())
-    assert run_schema_vectors(tmp_path / "schema") == []
-
-
-def test_known_gaps_skip_instead_of_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    bad_case = {"description": "claimed", "args": {}, "violations": ["not what happens"]}
-    _write(tmp_path, "gap.json", _vector(cases=[bad_case]))
-    vectors = _load(tmp_path)
-
-    def claim(vector: SchemaVector, case: SchemaCase) -> str | None:
-        return "documented gap" if case.id == "gap/claimed" else None
-
-    monkeypatch.setattr(conformance, "KNOWN_GAPS", [claim])
-    [entry] = run_schema_vectors(vectors)
-    assert (entry.case, entry.skipped, entry.actual) == ("claimed", "documented gap", None)
-    monkeypatch.setattr(conformance, "KNOWN_GAPS", [])
-    [entry] = run_schema_vectors(vectors)
-    assert (entry.skipped, entry.actual) == (None, ['missing required property "n"'])
-
-
-SAME_JSON: list[tuple[Any, Any, bool]] = [
-    ({"a": 1, "b": 2}, {"a": 1, "b": 2}, True),
-    ({"a": 1, "b": 2}, {"b": 2, "a": 1}, False),
-    ([1], [1.0], True),
-    ([True], [1], False),
-    ([1, 2], [1, 2, 3], False),
-    ("1", 1, False),
-]
-
-
-@pytest.mark.parametrize(("a", "b", "equal"), SAME_JSON)
-def test_same_json(a: Any, b: Any, equal: bool) -> None:
-    assert same_json(a, b) is equal
-
-
-def test_slug() -> None:
-    assert slug("  Café: 1.0 naïve?! ") == "caf-1-0-na-ve"

@@ -8,7 +8,6 @@ import pytest
 
 from harness_conformance import SchemaError
 from harness_conformance.schema import (
-    MAX_SPEC_DEPTH,
     Defs,
     IntegerNode,
     Params,
@@ -58,8 +57,8 @@ def test_json_schema_key_order_is_fixed() -> None:
     schema = to_json_schema(spec)
     assert list(schema["properties"]["n"]) == [
         "type",
-        "title",
         "description",
+        "title",
         "enum",
         "minimum",
         "maximum",
@@ -169,13 +168,124 @@ def test_defs_reject_dangling_and_contentless_cycles() -> None:
     assert isinstance(recursive, Defs)
 
 
-def test_spec_depth_is_bounded() -> None:
-    node: Any = s.integer()
-    for _ in range(MAX_SPEC_DEPTH - 1):
-        node = s.array(node)
+def test_specs_of_any_depth_build_compare_and_print_without_recursion() -> None:
+    def nest(depth: int) -> Any:
+        node: Any = s.integer()
+        for _ in range(depth):
+            node = s.array(node)
+        return node
+
+    deep, twin = nest(5_000), nest(5_000)
+    assert deep == twin
+    assert hash(deep) == hash(twin)
+    assert deep != nest(4_999)
+    assert repr(deep).count("ArrayNode(items=") == 5_000
+    cursor = to_json_schema(deep)
+    for _ in range(5_000):
+        cursor = cursor["items"]
+    assert cursor == {"type": "integer"}
+    assert spec_from_dict(spec_to_dict(deep)) == deep
+
+
+def test_nodes_compare_like_their_fields_and_print_only_what_is_set() -> None:
+    assert s.integer(enum=[1]) == s.integer(enum=[1.0])
+    assert s.string() != s.json()
+    assert s.string(default=[1, {"a": None}]) == s.string(default=[1, {"a": None}])
+    assert s.string(default=[1]) != s.string(default=[1, 2])
+    assert hash(s.string(default={"a": [1]})) == hash(s.string(default={"a": [1]}))
+    assert repr(s.string(max_length=3, required=True)) == "StringNode(required=True, max_length=3)"
+    assert repr(s.params({"a": s.null()})) == "Params(properties=(('a', NullNode()),))"
+
+
+@pytest.mark.parametrize(
+    ("build", "path"),
+    [
+        (lambda: s.json(default=float("nan")), "default"),
+        (lambda: s.string(default=print), "default"),
+        (lambda: s.integer(examples=[1, float("inf")]), "examples"),
+        (lambda: s.string(description=3), "description"),
+        (lambda: s.one_of(s.string(), s.null(), title=["t"]), "title"),
+        (lambda: s.string(enum=["a"], const="b"), "const"),
+        (lambda: s.integer(enum=[1, 2], const=True), "const"),
+        (lambda: s.params(description=1), "description"),  # type: ignore[arg-type]
+    ],
+)
+def test_annotations_and_literals_are_checked_at_definition(build: Any, path: str) -> None:
     with pytest.raises(SchemaError) as exc:
-        s.array(node)
-    assert f"deeper than {MAX_SPEC_DEPTH}" in str(exc.value)
+        build()
+    assert path in _paths(exc)
+
+
+def test_a_const_inside_its_enum_is_accepted_with_json_equality() -> None:
+    assert s.integer(enum=[1, 2], const=2.0).const == 2.0
+    assert s.number(enum=[0.5], const=0.5).enum == (0.5,)
+    assert s.object(additional_properties=True, enum=[{"a": [1, True]}], const={"a": [1.0, True]})
+    with pytest.raises(SchemaError, match="const: must be one of the enum values"):
+        s.array(enum=[[1]], const=[True])
+    deep: Any = []
+    for _ in range(5_000):
+        deep = [deep]
+    assert s.array(enum=[deep], const=deep).const is deep
+
+
+def test_dict_form_refuses_null_except_as_a_default_or_const() -> None:
+    data = {
+        "type": "params",
+        "title": None,
+        "properties": {
+            "a": {"type": "string", "description": None, "max_length": None},
+            "b": {"type": "array", "items": None},
+            "c": {"type": "integer", "required": None},
+            "d": {"type": "null", "default": None, "const": None},
+        },
+    }
+    with pytest.raises(SchemaError) as exc:
+        spec_from_dict(data)
+    assert _paths(exc) == [
+        "title",
+        "properties.a.description",
+        "properties.a.max_length",
+        "properties.b.items",
+        "properties.c.required",
+    ]
+    assert all(p.reason == "must not be null; leave the key out" for p in exc.value.problems)
+
+
+def test_dict_form_refuses_data_that_contains_itself() -> None:
+    looped: dict[str, Any] = {"type": "array"}
+    looped["items"] = looped
+    with pytest.raises(SchemaError, match=r"items: is circular"):
+        spec_from_dict(looped)
+    branches: list[Any] = [{"type": "null"}]
+    union = {"one_of": branches}
+    branches.append({"type": "array", "items": union})
+    with pytest.raises(SchemaError, match=r"one_of\[1\]\.items: is circular"):
+        spec_from_dict(union)
+
+
+def test_a_shared_but_acyclic_dict_is_read_at_each_place() -> None:
+    leaf = {"type": "string", "max_length": 2}
+    spec = spec_from_dict({"type": "params", "properties": {"a": leaf, "b": leaf}})
+    assert spec == s.params({"a": s.string(max_length=2), "b": s.string(max_length=2)})
+
+
+def test_an_object_shows_properties_only_when_declared_or_written() -> None:
+    assert to_json_schema(s.object(additional_properties=True)) == {
+        "type": "object",
+        "additionalProperties": True,
+    }
+    assert list(to_json_schema(s.object({}, additional_properties=False))) == [
+        "type",
+        "additionalProperties",
+        "properties",
+    ]
+    written = spec_from_dict({"type": "object", "additional_properties": True, "properties": {}})
+    assert to_json_schema(written)["properties"] == {}
+    assert spec_to_dict(written)["properties"] == {}
+    absent = spec_from_dict({"type": "object", "additional_properties": True})
+    assert "properties" not in spec_to_dict(absent)
+    assert written == absent
+    assert to_json_schema(s.params())["properties"] == {}
 
 
 def test_integral_float_literals_are_integers() -> None:

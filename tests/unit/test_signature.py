@@ -100,6 +100,11 @@ class Chain:
     next: "Chain | None" = None
 
 
+@dataclasses.dataclass
+class Empty:
+    """A record with no fields."""
+
+
 class BadKeys(TypedDict):
     when: tuple[int, int]
     ok: str
@@ -364,18 +369,13 @@ def test_str_keyed_mappings_are_objects_whose_extra_values_have_the_value_type()
         {
             "type": "object",
             "properties": {
-                "a": {
-                    "type": "object",
-                    "additionalProperties": {"type": "integer"},
-                    "properties": {},
-                },
+                "a": {"type": "object", "additionalProperties": {"type": "integer"}},
                 "b": {
                     "type": "object",
                     "additionalProperties": {"type": "array", "items": {"type": "string"}},
-                    "properties": {},
                 },
-                "c": {"type": "object", "additionalProperties": True, "properties": {}},
-                "d": {"type": "object", "additionalProperties": True, "properties": {}},
+                "c": {"type": "object", "additionalProperties": True},
+                "d": {"type": "object", "additionalProperties": True},
             },
             "required": ["a", "b", "c", "d"],
         },
@@ -538,8 +538,8 @@ def test_field_annotations_and_numeric_constraints() -> None:
             "properties": {
                 "n": {
                     "type": "integer",
-                    "title": "N",
                     "description": "a count",
+                    "title": "N",
                     "examples": [3],
                     "minimum": 1,
                     "maximum": 10,
@@ -693,6 +693,30 @@ def test_only_plain_json_defaults_are_recorded_as_annotations() -> None:
         {"a": [1.5]},
         ['"a[0]" must be an integer'],
     )
+
+
+def test_field_annotations_that_are_not_text_or_json_are_refused() -> None:
+    def fn(
+        a: Annotated[int, Field(title=5)],
+        b: Annotated[str, Field(description=["d"])],
+    ) -> None: ...
+
+    assert problems(fn) == [
+        ("a", "title: must be a string"),
+        ("b", "description: must be a string"),
+    ]
+
+
+def test_a_record_always_shows_its_properties_even_when_it_has_none() -> None:
+    def fn(e: Empty, m: dict[str, int]) -> None: ...
+
+    schema = to_json_schema(spec_from_signature(fn))
+    assert schema["properties"]["e"] == {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {},
+    }
+    assert "properties" not in schema["properties"]["m"]
 
 
 def test_arg_docs_reads_google_style_sections() -> None:

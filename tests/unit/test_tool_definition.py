@@ -113,6 +113,14 @@ def test_a_signature_that_cannot_be_derived_fails_at_definition() -> None:
         define_tool("bad", "", None, bad)
 
 
+def test_annotations_that_are_not_text_fail_where_the_tool_is_decorated() -> None:
+    with pytest.raises(SchemaError, match="description: must be a string"):
+
+        @tool
+        def grep(pattern: Annotated[str, Field(description=3)]) -> str:
+            return pattern
+
+
 def test_the_decorator_without_arguments_uses_name_and_docstring() -> None:
     @tool
     def search(query: Annotated[str, Field(min_length=1)]) -> list[str]:

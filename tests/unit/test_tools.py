@@ -253,6 +253,8 @@ def test_a_harness_error_from_a_tool_carries_name_and_code() -> None:
         (float("nan"), "the float nan has no JSON form (JSON numbers are finite)"),
         ([{"x": -float("inf")}], "the float -inf has no JSON form (JSON numbers are finite)"),
         ((lambda c: cast(Any, c).append(c) or c)([1]), "Circular reference detected"),
+        ({"score": -0.0}, "the float -0.0 loses its sign in JSON"),
+        ({"rows": [{1: "x"}]}, "the key 1 is not a string (JSON keys are strings)"),
     ],
 )
 def test_output_that_cannot_be_rendered_is_an_invalid_tool_output_error(
@@ -260,7 +262,9 @@ def test_output_that_cannot_be_rendered_is_an_invalid_tool_output_error(
 ) -> None:
     registry = ToolRegistry([define_tool("odd", "", {}, lambda: value)])
     result = run(registry.execute(ToolCall("c1", "odd", "{}")))
-    assert result.content == f'Error: tool "odd" returned a value that is not plain JSON: {cause}'
+    assert result.content == (
+        f'Error: tool "odd" returned invalid output: value is not lossless JSON: {cause}'
+    )
     assert result.error == {"name": "ToolOutputError", "code": "INVALID_TOOL_OUTPUT"}
     assert result.value is None
 
@@ -459,3 +463,35 @@ def test_the_guide_examples_run() -> None:
     assert len(blocks) == 5
     for index, block in enumerate(blocks, 1):
         exec(compile(block, f"docs/tools.md example {index}", "exec"), {"__name__": "guide"})
+
+
+def _echo(x: int) -> int:
+    return x
+
+
+def test_a_tool_is_exclusive_unless_it_is_concurrency_safe() -> None:
+    registry = ToolRegistry()
+    plain = [
+        define_tool("a", "", None, _echo),
+        tools_module.tool(_echo),
+        registry.register_raw("raw_a", "", {"type": "object"}, _echo),
+        Tool("t_a", "", None, {}, _echo, raw=True),
+    ]
+    safe = [
+        define_tool("b", "", None, _echo, concurrency_safe=True),
+        tools_module.tool(concurrency_safe=True)(_echo),
+        registry.register_raw("raw_b", "", {"type": "object"}, _echo, concurrency_safe=True),
+        Tool("t_b", "", None, {}, _echo, raw=True, concurrency_safe=True),
+    ]
+    assert [t.concurrency_safe for t in plain] == [False] * 4
+    assert [t.concurrency_safe for t in safe] == [True] * 4
+
+
+@pytest.mark.parametrize("flag", [1, "yes", None])
+def test_concurrency_safe_must_be_a_bool(flag: object) -> None:
+    kind = type(flag).__name__
+    message = f'tool "echo": concurrency_safe must be a bool, not {kind}'
+    with pytest.raises(TypeError, match=message):
+        define_tool("echo", "", None, _echo, concurrency_safe=flag)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=message):
+        ToolRegistry().register_raw("echo", "", {}, _echo, concurrency_safe=flag)  # type: ignore[arg-type]

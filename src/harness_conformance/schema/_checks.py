@@ -44,14 +44,18 @@ def path_of(parent: str, key: str | int | None) -> str:
     return parent if key is None else join_path(parent, key)
 
 
-def lossless_message(path: str, value: Any) -> str:
-    """The lossless-JSON message for a value's kind; safe for any value."""
-    kind = type(value)
-    if issubclass(kind, dict):
-        return f"{label(path)} must be a lossless JSON object"
-    if issubclass(kind, list):
-        return f"{label(path)} must be a dense lossless JSON array"
-    return f"{label(path)} must be a lossless JSON value"
+_LOSSLESS = {
+    "value": " must be a lossless JSON value",
+    "object": " must be a lossless JSON object",
+    "array": " must be a dense lossless JSON array",
+}
+
+
+def lossless_message(path: str, wording: str = "value") -> str:
+    """The lossless-JSON message at ``path``. The wording follows the schema node, not
+    the value: ``object`` and ``array`` for a value an object or array node accepted
+    by type, ``value`` wherever any JSON value is allowed or a check raised."""
+    return label(path) + _LOSSLESS[wording]
 
 
 def shallow_lossless(value: Any) -> bool:
@@ -77,7 +81,7 @@ def shallow_lossless(value: Any) -> bool:
 def json_check(value: Any, parent: str, key: str | int | None, out: Out) -> None:
     """The check of a json node: any lossless JSON value."""
     if not is_lossless(value):
-        out.append(lossless_message(path_of(parent, key), value))
+        out.append(lossless_message(path_of(parent, key)))
 
 
 def kind_of(value: Any) -> str:

@@ -6,7 +6,14 @@ from collections.abc import Mapping
 
 from ..errors import SchemaError, SchemaProblem
 from ._checks import Check, json_check
-from ._containers import any_of_check, array_check, object_check, one_of_check, ref_check
+from ._containers import (
+    ANY_VALUE,
+    any_of_check,
+    array_check,
+    object_check,
+    one_of_check,
+    ref_check,
+)
 from ._leaves import leaf_check, literal_tests, plural
 from ._lossless import canonical
 from ._nodes import (
@@ -70,7 +77,7 @@ class _Compiler:
             tests.append(
                 (lambda v: len({canonical(i) for i in v}) != len(v), " must have unique items")
             )
-        items = self.node(node.items) if node.items is not None else json_check
+        items = self.node(node.items) if node.items is not None else None
         return array_check(items, tuple(tests), walking=_has_ref(node))
 
     def object(
@@ -82,7 +89,7 @@ class _Compiler:
         checks = tuple((name, self.node(child)) for name, child in properties)
         required = tuple(name for name, child in properties if child.required)
         if extra is True:
-            extra_check: Check | None = json_check
+            extra_check: Check | None = ANY_VALUE
         elif extra is False:
             extra_check = None
         else:
@@ -98,7 +105,15 @@ class _Compiler:
             problem = SchemaProblem(f"ref {name}", "names no definition")
             raise SchemaError(f"cannot compile spec: {problem}", problems=[problem])
         refs = self.refs
-        return ref_check(lambda: refs[name])
+        target = self.defs[name]
+        wording = (
+            "object"
+            if isinstance(target, ObjectNode)
+            else "array"
+            if isinstance(target, ArrayNode)
+            else "value"
+        )
+        return ref_check(lambda: refs[name], wording)
 
     def kinds(self, node: Node) -> frozenset[str]:
         """The JSON kinds a node accepts by type alone (``number`` covers ``integer``)."""

@@ -14,9 +14,10 @@ from typing import Any
 
 from ._checks import MISSING, Check, Out, Walk, kind_of, lossless_message, path_of, shallow_lossless
 from ._leaves import Test
+from ._lossless import is_lossless
 from ._render import join_path, label
 
-__all__ = ["any_of_check", "array_check", "object_check", "one_of_check", "ref_check"]
+__all__ = ["ANY_VALUE", "any_of_check", "array_check", "object_check", "one_of_check", "ref_check"]
 
 _CLOSED = " is not a declared property (additionalProperties: false)"
 
@@ -36,6 +37,12 @@ def _undeclared(value: dict[Any, Any], declared: frozenset[str]) -> list[tuple[s
     return [(k, v) for k, v in list(value.items()) if type(k) is str and k not in declared]
 
 
+def ANY_VALUE(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+    """The undeclared values of an open object: any lossless JSON value. The object
+    checks them itself, as part of its own lossless-JSON check, so this never runs."""
+    raise AssertionError("ANY_VALUE marks open objects and is never called")
+
+
 def object_check(
     properties: tuple[tuple[str, Check], ...],
     required: tuple[str, ...],
@@ -44,7 +51,8 @@ def object_check(
     *,
     walking: bool,
 ) -> Check:
-    """``extra`` checks undeclared values; ``None`` closes the object."""
+    """``extra`` checks undeclared values; ``None`` closes the object, and `ANY_VALUE`
+    leaves them to the object's own lossless-JSON check, reported at the object."""
     declared = frozenset(name for name, _ in properties)
     prelude = bool(tests or required)
 
@@ -63,16 +71,19 @@ def object_check(
                 if item is not MISSING:
                     found += 1
                     check(item, path, name, out)
+            lossy = False
             if found != len(value):
                 for name, item in _undeclared(value, declared):
                     if extra is None:
                         out.append(label(join_path(path, name)) + _CLOSED)
+                    elif extra is ANY_VALUE:
+                        lossy = lossy or not is_lossless(item)
                     else:
                         extra(item, path, name, out)
-            if len(out) == start and not shallow_lossless(value):
-                out.append(lossless_message(path, value))
+            if len(out) == start and (lossy or not shallow_lossless(value)):
+                out.append(lossless_message(path, "object"))
         except Exception:
-            out.append(lossless_message(path, value))
+            out.append(lossless_message(path))
 
     def walk(value: dict[Any, Any], path: str, out: Out) -> Walk:
         start = len(out)
@@ -87,18 +98,22 @@ def object_check(
                     child = check(item, path, name, out)
                     if child is not None:
                         yield child
+            lossy = False
             if found != len(value):
                 for name, item in _undeclared(value, declared):
                     if extra is None:
                         out.append(label(join_path(path, name)) + _CLOSED)
                         continue
+                    if extra is ANY_VALUE:
+                        lossy = lossy or not is_lossless(item)
+                        continue
                     child = extra(item, path, name, out)
                     if child is not None:
                         yield child
-            if len(out) == start and not shallow_lossless(value):
-                out.append(lossless_message(path, value))
+            if len(out) == start and (lossy or not shallow_lossless(value)):
+                out.append(lossless_message(path, "object"))
         except Exception:
-            out.append(lossless_message(path, value))
+            out.append(lossless_message(path))
 
     def walking_check(value: Any, parent: str, key: str | int | None, out: Out) -> Walk | None:
         if not isinstance(value, dict):
@@ -109,7 +124,10 @@ def object_check(
     return walking_check if walking else plain
 
 
-def array_check(items: Check, tests: tuple[Test, ...], *, walking: bool) -> Check:
+def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) -> Check:
+    """``items`` checks every item; ``None`` (no ``items``) leaves them to the array's
+    own lossless-JSON check, reported at the array."""
+
     def plain(value: Any, parent: str, key: str | int | None, out: Out) -> None:
         if not isinstance(value, list):
             out.append(label(path_of(parent, key)) + " must be an array")
@@ -120,12 +138,16 @@ def array_check(items: Check, tests: tuple[Test, ...], *, walking: bool) -> Chec
             for failed, suffix in tests:
                 if failed(value):
                     out.append(label(path) + suffix)
-            for index, item in enumerate(value):
-                items(item, path, index, out)
-            if len(out) == start and not shallow_lossless(value):
-                out.append(lossless_message(path, value))
+            if items is None:
+                lossless = is_lossless(value)
+            else:
+                for index, item in enumerate(value):
+                    items(item, path, index, out)
+                lossless = shallow_lossless(value)
+            if len(out) == start and not lossless:
+                out.append(lossless_message(path, "array"))
         except Exception:
-            out.append(lossless_message(path, value))
+            out.append(lossless_message(path))
 
     def walk(value: list[Any], path: str, out: Out) -> Walk:
         start = len(out)
@@ -133,14 +155,18 @@ def array_check(items: Check, tests: tuple[Test, ...], *, walking: bool) -> Chec
             for failed, suffix in tests:
                 if failed(value):
                     out.append(label(path) + suffix)
-            for index, item in enumerate(value):
-                child = items(item, path, index, out)
-                if child is not None:
-                    yield child
-            if len(out) == start and not shallow_lossless(value):
-                out.append(lossless_message(path, value))
+            if items is None:
+                lossless = is_lossless(value)
+            else:
+                for index, item in enumerate(value):
+                    child = items(item, path, index, out)
+                    if child is not None:
+                        yield child
+                lossless = shallow_lossless(value)
+            if len(out) == start and not lossless:
+                out.append(lossless_message(path, "array"))
         except Exception:
-            out.append(lossless_message(path, value))
+            out.append(lossless_message(path))
 
     def walking_check(value: Any, parent: str, key: str | int | None, out: Out) -> Walk | None:
         if not isinstance(value, list):
@@ -236,9 +262,10 @@ def any_of_check(
     return walk if walking else plain
 
 
-def ref_check(target: Callable[[], Check]) -> Check:
+def ref_check(target: Callable[[], Check], wording: str = "value") -> Check:
     """A reference: containers are handed to the driver, and a container already being
-    checked further up the same path (a cycle) is not lossless JSON."""
+    checked further up the same path (a cycle) is not lossless JSON, worded for the
+    definition's node (``object``, ``array`` or ``value``)."""
 
     def walk(value: Any, parent: str, key: str | int | None, out: Out) -> Walk:
         ident = id(value)
@@ -246,7 +273,7 @@ def ref_check(target: Callable[[], Check]) -> Check:
         if active is None:
             active = out.active = set()
         if ident in active:
-            out.append(lossless_message(path_of(parent, key), value))
+            out.append(lossless_message(path_of(parent, key), wording))
             return
         active.add(ident)
         try:

@@ -24,14 +24,24 @@ for the schema, so the validator keeps agreeing with the jsonschema oracle.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote
 
 from ..errors import SchemaError, SchemaProblem
-from ._lossless import canonical, is_lossless
+from ._from_json_types import TypedKeywords
+from ._from_json_values import (
+    SHAPES,
+    escape,
+    fits,
+    kind_of_literal,
+    resolve,
+    same_literal,
+    unescape,
+    well_formed,
+    with_type,
+)
+from ._lossless import is_lossless
 from ._nodes import (
     MAX_SPEC_DEPTH,
     UNSET,
@@ -90,29 +100,13 @@ def from_json_schema(schema: Mapping[str, Any] | bool) -> Spec:
     return spec
 
 
-def _kind_of_literal(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "integer" if isinstance(value, int) or float(value).is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-def _fits(kind: str, value: Any) -> bool:
-    lit = _kind_of_literal(value)
-    return lit == kind or (kind == "number" and lit == "integer")
-
-
-class _Importer:
+class _Importer(TypedKeywords):
     def __init__(self, document: Any) -> None:
         self.document = document
         self.problems: list[SchemaProblem] = []
         self.inlining: list[str] = []
         self.def_names: dict[str, str] = {}
+        self.walking: set[int] = set()
 
     def problem(self, pointer: str, reason: str) -> None:
         self.problems.append(SchemaProblem(pointer, reason))
@@ -133,15 +127,19 @@ class _Importer:
                     self.problem(f"#/{container}", "must be an object of named schemas")
                     continue
                 for name, sub in table.items():
+                    if type(name) is not str:
+                        kind = type(name).__name__
+                        self.problem(f"#/{container}", f"definition names are strings, not {kind}")
+                        continue
                     if name in self.def_names:
-                        where = f"#/{container}/{_escape(name)}"
+                        where = f"#/{container}/{escape(name)}"
                         self.problem(where, "is defined in both $defs and definitions")
                         continue
                     self.def_names[name] = container
                     tables.append((container, name, sub))
         # Every name is known before any body is read, so definitions may refer forward.
         defs = [
-            (name, self.node(sub, f"#/{container}/{_escape(name)}", 1))
+            (name, self.node(sub, f"#/{container}/{escape(name)}", 1))
             for container, name, sub in tables
         ]
         root: Node | Params = self.node(doc, "#", 0)
@@ -169,6 +167,21 @@ class _Importer:
     # -- one schema ------------------------------------------------------------------
 
     def node(self, schema: Any, pointer: str, depth: int) -> Node:
+        """The node for one schema; a schema object that contains itself is refused
+        where it recurs, while the same object reused side by side is fine."""
+        if not isinstance(schema, Mapping):
+            return self.one(schema, pointer, depth)
+        ident = id(schema)
+        if ident in self.walking:
+            self.problem(pointer, "is circular (the schema object contains itself)")
+            return JsonNode()
+        self.walking.add(ident)
+        try:
+            return self.one(schema, pointer, depth)
+        finally:
+            self.walking.discard(ident)
+
+    def one(self, schema: Any, pointer: str, depth: int) -> Node:
         if depth > MAX_SPEC_DEPTH:
             self.problem(pointer, f"nests deeper than {MAX_SPEC_DEPTH} levels")
             return JsonNode()
@@ -183,19 +196,22 @@ class _Importer:
             )
             return JsonNode()
         for key in schema:
-            if key in _UNSUPPORTED:
+            if type(key) is not str:
+                self.problem(pointer, f"a schema's keys are strings, not {type(key).__name__}")
+            elif key in _UNSUPPORTED:
                 self.problem(f"{pointer}/{key}", f"keyword {key!r} is not supported")
         if depth > 0 and "$id" in schema:
             self.problem(
                 f"{pointer}/$id", "a nested $id (a new base for references) is not supported"
             )
-        notes = self.annotations(schema)
+        notes = self.annotations(schema, pointer)
         if "$ref" in schema:
             return self.ref(schema, pointer, depth, notes)
         present = [key for key in _COMBINATORS if key in schema]
         if present:
             return self.combinator(schema, present, pointer, depth, notes)
         kinds = self.kinds(schema, pointer)
+        self.unused_keywords(schema, kinds or [], pointer)
         if kinds is None:
             return JsonNode(**notes)
         split = len(kinds) > 1
@@ -209,17 +225,33 @@ class _Importer:
             return dataclasses.replace(branches[0], **notes)
         return AnyOfNode(branches=tuple(branches), **notes)
 
-    def annotations(self, schema: Mapping[str, Any]) -> dict[str, Any]:
+    def annotations(self, schema: Mapping[str, Any], pointer: str) -> dict[str, Any]:
         notes: dict[str, Any] = {}
         for key in ("title", "description"):
             if isinstance(schema.get(key), str):
                 notes[key] = schema[key]
+            elif key in schema:
+                self.problem(f"{pointer}/{key}", "must be a string")
+        for key in ("default", "examples"):
+            if key in schema and not is_lossless(schema[key]):
+                self.problem(f"{pointer}/{key}", "must be lossless JSON data")
         if "default" in schema and is_lossless(schema["default"]):
             notes["default"] = schema["default"]
         examples = schema.get("examples")
         if isinstance(examples, list) and is_lossless(examples):
             notes["examples"] = tuple(examples)
         return notes
+
+    def unused_keywords(self, schema: Mapping[str, Any], kinds: list[str], pointer: str) -> None:
+        """Keywords of the types a schema does not build are ignored by validation,
+        but their values must still be well formed."""
+        built = set(kinds) | ({"number"} if "integer" in kinds else set())
+        for kind, keys in _KIND_KEYWORDS.items():
+            if kind in built:
+                continue
+            for key in keys:
+                if key in schema and not well_formed(key, schema[key]):
+                    self.problem(f"{pointer}/{key}", SHAPES[key][1])
 
     def kinds(self, schema: Mapping[str, Any], pointer: str) -> list[str] | None:
         """The JSON types to build branches for, or None for "any value"."""
@@ -243,12 +275,16 @@ class _Importer:
             if "number" in kinds and "integer" in kinds:
                 kinds.remove("integer")
             return kinds
-        literals = self.literals(schema)
-        if literals == [] and "const" not in schema:
+        enum = schema.get("enum")
+        if "enum" in schema and not (isinstance(enum, list) and enum):
             self.problem(f"{pointer}/enum", "must be a non-empty list of JSON values")
             return None
+        literals = self.literals(schema)
+        if literals == []:
+            # A const outside the enum: nothing matches; the const's type carries both.
+            literals = [schema["const"]]
         if literals is not None:
-            found = {_kind_of_literal(v) for v in literals}
+            found = {kind_of_literal(v) for v in literals}
             if "number" in found:
                 found.discard("integer")
             return [k for k in (*_ALL_KINDS, "integer") if k in found]
@@ -262,7 +298,7 @@ class _Importer:
             values = list(schema["enum"])
         if "const" in schema:
             const = schema["const"]
-            values = [const] if values is None else [v for v in values if _same(v, const)]
+            values = [const] if values is None else [v for v in values if same_literal(v, const)]
         return values
 
     def typed(
@@ -274,7 +310,7 @@ class _Importer:
             if not isinstance(enum, list) or not enum or not is_lossless(enum):
                 self.problem(f"{pointer}/enum", "must be a non-empty list of JSON values")
             else:
-                kept = [v for v in enum if _fits(kind, v)] if split else enum
+                kept = [v for v in enum if fits(kind, v)] if split else enum
                 if not kept:
                     return None
                 fields["enum"] = tuple(kept)
@@ -282,7 +318,7 @@ class _Importer:
             const = schema["const"]
             if not is_lossless(const):
                 self.problem(f"{pointer}/const", "must be a JSON value")
-            elif split and not _fits(kind, const):
+            elif split and not fits(kind, const):
                 return None
             else:
                 fields["const"] = const
@@ -296,84 +332,6 @@ class _Importer:
             for p in exc.problems:
                 self.problem(f"{pointer} ({p.path})" if p.path else pointer, p.reason)
             return cls()
-
-    def _string(
-        self, schema: Mapping[str, Any], pointer: str, depth: int, fields: dict[str, Any]
-    ) -> None:
-        for key, attr in (("minLength", "min_length"), ("maxLength", "max_length")):
-            if key in schema:
-                fields[attr] = self.count(schema[key], f"{pointer}/{key}")
-        if "pattern" in schema:
-            fields["pattern"] = schema["pattern"]
-        if isinstance(schema.get("format"), str):
-            fields["format"] = schema["format"]
-
-    def _number(
-        self, schema: Mapping[str, Any], pointer: str, depth: int, fields: dict[str, Any]
-    ) -> None:
-        for key, attr in (
-            ("minimum", "minimum"),
-            ("maximum", "maximum"),
-            ("multipleOf", "multiple_of"),
-        ):
-            if key in schema:
-                fields[attr] = self.bound(schema[key], f"{pointer}/{key}")
-        for key, attr, plain in (
-            ("exclusiveMinimum", "exclusive_minimum", "minimum"),
-            ("exclusiveMaximum", "exclusive_maximum", "maximum"),
-        ):
-            value = schema.get(key)
-            if isinstance(value, bool):  # draft-04: a flag on minimum/maximum
-                if value and fields.get(plain) is not None:
-                    fields[attr] = fields.pop(plain)
-            elif key in schema:
-                fields[attr] = self.bound(value, f"{pointer}/{key}")
-
-    _integer = _number
-
-    def _array(
-        self, schema: Mapping[str, Any], pointer: str, depth: int, fields: dict[str, Any]
-    ) -> None:
-        items = schema.get("items")
-        if isinstance(items, list):
-            self.problem(
-                f"{pointer}/items", "tuple-form items (a list of schemas) is not supported"
-            )
-        elif items is not None and items is not True:
-            fields["items"] = self.node(items, f"{pointer}/items", depth + 1)
-        for key, attr in (("minItems", "min_items"), ("maxItems", "max_items")):
-            if key in schema:
-                fields[attr] = self.count(schema[key], f"{pointer}/{key}")
-        if schema.get("uniqueItems") is True:
-            fields["unique_items"] = True
-
-    def _object(
-        self, schema: Mapping[str, Any], pointer: str, depth: int, fields: dict[str, Any]
-    ) -> None:
-        props = schema.get("properties", {})
-        if not isinstance(props, Mapping):
-            self.problem(f"{pointer}/properties", "must be an object of named schemas")
-            props = {}
-        required = schema.get("required", [])
-        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-            self.problem(f"{pointer}/required", "must be a list of property names")
-            required = []
-        wanted = dict.fromkeys(required)
-        pairs: list[tuple[str, Node]] = []
-        for name, sub in props.items():
-            child = self.node(sub, f"{pointer}/properties/{_escape(name)}", depth + 1)
-            if name in wanted:
-                child = dataclasses.replace(child, required=True)
-            pairs.append((name, child))
-        pairs.extend((name, JsonNode(required=True)) for name in wanted if name not in props)
-        fields["properties"] = tuple(pairs)
-        extra = schema.get("additionalProperties", True)
-        if isinstance(extra, bool):
-            fields["additional_properties"] = extra
-        else:
-            fields["additional_properties"] = self.node(
-                extra, f"{pointer}/additionalProperties", depth + 1
-            )
 
     # -- references and combinators ---------------------------------------------------
 
@@ -391,7 +349,7 @@ class _Importer:
             return JsonNode()
         match = _DEF_REF.match(target)
         if match:
-            name = _unescape(match.group(2))
+            name = unescape(match.group(2))
             if self.def_names.get(name) != match.group(1):
                 self.problem(f"{pointer}/$ref", f"{target!r} names no definition")
                 return JsonNode()
@@ -407,7 +365,7 @@ class _Importer:
         if target in self.inlining:
             self.problem(f"{pointer}/$ref", f"{target!r} refers to itself outside $defs")
             return JsonNode()
-        resolved = _resolve(self.document, target)
+        resolved = resolve(self.document, target)
         if resolved is None:
             self.problem(f"{pointer}/$ref", f"{target!r} does not resolve in this document")
             return JsonNode()
@@ -436,7 +394,7 @@ class _Importer:
             # `type` beside a combinator holds for every branch: push it into each one,
             # and leave out the branches no value of that type can match.
             raw = [
-                b for b in (_with_type(branch, schema["type"]) for branch in raw) if b is not False
+                b for b in (with_type(branch, schema["type"]) for branch in raw) if b is not False
             ]
             if not raw:
                 self.problem(f"{pointer}/type", f"no {key} branch can match the type beside it")
@@ -457,20 +415,6 @@ class _Importer:
 
     # -- values -----------------------------------------------------------------------
 
-    def count(self, value: Any, pointer: str) -> int | None:
-        if isinstance(value, float) and value.is_integer() and value >= 0:
-            return int(value)
-        if type(value) is int and value >= 0:
-            return value
-        self.problem(pointer, "must be a non-negative integer")
-        return None
-
-    def bound(self, value: Any, pointer: str) -> int | float | None:
-        if type(value) is int or (type(value) is float and math.isfinite(value)):
-            return value
-        self.problem(pointer, "must be a finite number")
-        return None
-
 
 _CLASSES: dict[str, type[Node]] = {
     "string": StringNode,
@@ -489,48 +433,3 @@ _ASSERTIONS = frozenset(
 
 def _is_assertion(key: str) -> bool:
     return key in _ASSERTIONS
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(canonical(a) == canonical(b))
-    except TypeError:
-        return False
-
-
-def _with_type(branch: Any, declared: Any) -> Any:
-    """A branch schema that also demands the ``type`` declared beside its combinator."""
-    if not isinstance(branch, Mapping) or not isinstance(declared, (str, list)):
-        return branch
-    outer = [declared] if isinstance(declared, str) else declared
-    inner = branch.get("type")
-    if inner is None:
-        return {**branch, "type": declared}
-    names = [inner] if isinstance(inner, str) else inner
-    if not isinstance(names, list):
-        return branch
-    wider = {"number": {"number", "integer"}}
-    kept = [n for n in names if any(n in wider.get(o, {o}) for o in outer)]
-    kept += [o for o in outer if o == "integer" and "number" in names and o not in kept]
-    return {**branch, "type": kept} if kept else False
-
-
-def _escape(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
-
-
-def _unescape(token: str) -> str:
-    return unquote(token).replace("~1", "/").replace("~0", "~")
-
-
-def _resolve(document: Any, pointer: str) -> Any:
-    node = document
-    for token in pointer[2:].split("/") if pointer.startswith("#/") else []:
-        key = _unescape(token)
-        if isinstance(node, Mapping) and key in node:
-            node = node[key]
-        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        else:
-            return None
-    return node

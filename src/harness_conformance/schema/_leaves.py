@@ -101,22 +101,33 @@ _SCALARS: dict[type[Node], tuple[Callable[[Any], str | None], Callable[[Any], bo
 
 
 def literal_tests(node: Node, domain: Callable[[Any], bool] = _is_null) -> list[Test]:
-    """Tests for ``enum`` and ``const``; literals of another type compare as JSON does."""
+    """Tests for ``enum`` and ``const``; literals of another type compare as JSON does.
+
+    A value outside the enum reports only the enum: the const is checked once the
+    value is one of the enum's members."""
     tests: list[Test] = []
+    missed: Callable[[Any], bool] = _never
     enum = getattr(node, "enum", None)
     if enum is not None:
         suffix = f" must be one of {compact_json(list(enum))}"
         if all(domain(v) for v in enum) and not isinstance(node, (ArrayNode, ObjectNode)):
             plain = frozenset(enum)
-            tests.append((lambda v: v not in plain, suffix))
+            missed = lambda v: v not in plain  # noqa: E731 - one test, two uses
         else:
             keys = frozenset(canonical(v) for v in enum)
-            tests.append((lambda v: canonical(v) not in keys, suffix))
+            missed = lambda v: canonical(v) not in keys  # noqa: E731 - one test, two uses
+        tests.append((missed, suffix))
     const = getattr(node, "const", UNSET)
     if const is not UNSET:
         key = canonical(const)
-        tests.append((lambda v: canonical(v) != key, f" must be {compact_json(const)}"))
+        enum_missed = missed
+        shown = f" must be {compact_json(const)}"
+        tests.append((lambda v: canonical(v) != key and not enum_missed(v), shown))
     return tests
+
+
+def _never(value: Any) -> bool:
+    return False
 
 
 def _multiple_test(step: int | float) -> Callable[[Any], bool]:

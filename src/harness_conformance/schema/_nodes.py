@@ -2,11 +2,14 @@
 
 Every node is a frozen, keyword-only dataclass. Construction checks the node's own
 structure and raises `SchemaError` listing every problem, so a malformed spec fails
-where it is defined, never when arguments are validated. The author rules that only
-apply to hand-written specs (literals of the node's own type, explicit openness,
-no ``required=False``) live in the builders of ``_build.py``; imported schemas may
-carry what real-world JSON Schema allows, such as an ``enum`` whose literals can
-never match the declared type.
+where it is defined, never when arguments are validated. Annotations are checked
+too: ``title`` and ``description`` are strings, ``default`` and every example are
+lossless JSON. A tree may nest to any depth: construction only looks one level down,
+and equality, hashing and ``repr`` walk the tree on an explicit stack. The author
+rules that only apply to hand-written specs (literals of the node's own type, explicit
+openness, no ``required=False``) live in ``_author.py``; imported schemas may carry
+what real-world JSON Schema allows, such as an ``enum`` whose literals can never match
+the declared type.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any, ClassVar, TypeAlias
 
 from ..errors import SchemaError, SchemaProblem
 from ._lossless import is_lossless
+from ._refs import ref_problems
+from ._structural import tree_equal, tree_hash, tree_repr
 
 __all__ = [
     "MAX_SPEC_DEPTH",
@@ -40,7 +45,8 @@ __all__ = [
 ]
 
 MAX_SPEC_DEPTH = 100
-"""Specs nest at most this deep; every walk over a spec may then recurse safely."""
+"""`from_json_schema` imports schemas nested at most this deep. Specs built with the
+author forms (builders, plain dicts, signatures) have no depth limit."""
 
 
 class _Unset:
@@ -80,8 +86,23 @@ def _is_bound(value: Any) -> bool:
     return type(value) is int or (type(value) is float and math.isfinite(value))
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Node:
+class _Tree:
+    """Structural equality, hashing and ``repr`` for the classes of a spec tree."""
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return tree_equal(self, other)
+
+    def __hash__(self) -> int:
+        return tree_hash(self)
+
+    def __repr__(self) -> str:
+        return tree_repr(self)
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class _Node(_Tree):
     title: str | None = None
     description: str | None = None
     default: Any = UNSET
@@ -92,22 +113,22 @@ class _Node:
 
     def __post_init__(self) -> None:
         problems: list[SchemaProblem] = []
-        if self.title is not None and type(self.title) is not str:
-            problems.append(SchemaProblem("title", "must be a string"))
-        if self.description is not None and type(self.description) is not str:
-            problems.append(SchemaProblem("description", "must be a string"))
+        _check_text(problems, self)
+        if self.default is not UNSET and not is_lossless(self.default):
+            problems.append(SchemaProblem("default", "must be a plain JSON value"))
         examples: Any = self.examples
         if type(examples) is list:
-            object.__setattr__(self, "examples", tuple(examples))
-        elif examples is not None and type(examples) is not tuple:
-            problems.append(SchemaProblem("examples", "must be a list of JSON values"))
+            examples = tuple(examples)
+            object.__setattr__(self, "examples", examples)
+        if examples is not None and (
+            type(examples) is not tuple or not all(is_lossless(e) for e in examples)
+        ):
+            problems.append(SchemaProblem("examples", "must be a list of plain JSON values"))
         if not _exact(self.required, bool):
             problems.append(SchemaProblem("required", "must be true or false"))
         self._check(problems)
         depth = 1 + max((child._depth for child in self.children()), default=0)
         object.__setattr__(self, "_depth", depth)
-        if depth > MAX_SPEC_DEPTH:
-            problems.append(SchemaProblem("", f"spec nests deeper than {MAX_SPEC_DEPTH} levels"))
         if problems:
             raise SchemaError(_summary(self.kind, problems), problems=problems)
 
@@ -119,13 +140,20 @@ class _Node:
         return ()
 
 
+def _check_text(problems: list[SchemaProblem], node: Any) -> None:
+    for name in ("title", "description"):
+        value = getattr(node, name)
+        if value is not None and type(value) is not str:
+            problems.append(SchemaProblem(name, "must be a string"))
+
+
 def _summary(kind: str, problems: list[SchemaProblem]) -> str:
     lines = "\n".join(f"  {p.path or '(this node)'}: {p.reason}" for p in problems)
     count = len(problems)
     return f"invalid {kind} spec, {count} problem{'s' if count != 1 else ''}:\n{lines}"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class _Literals(_Node):
     enum: tuple[Any, ...] | None = None
     const: Any = UNSET
@@ -144,7 +172,7 @@ class _Literals(_Node):
             problems.append(SchemaProblem("const", "must be a plain JSON value"))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class StringNode(_Literals):
     """A JSON string, measured in code points."""
 
@@ -172,7 +200,7 @@ class StringNode(_Literals):
             problems.append(SchemaProblem("format", "must be a string"))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class _Numeric(_Literals):
     minimum: int | float | None = None
     maximum: int | float | None = None
@@ -191,35 +219,35 @@ class _Numeric(_Literals):
             problems.append(SchemaProblem("multiple_of", "must be a number greater than 0"))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NumberNode(_Numeric):
     """A finite JSON number; ``-0.0``, NaN and the infinities are rejected."""
 
     kind: ClassVar[str] = "number"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class IntegerNode(_Numeric):
     """A JSON number with no fractional part (``1.0`` is an integer; ``True`` is not)."""
 
     kind: ClassVar[str] = "integer"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class BooleanNode(_Literals):
     """``true`` or ``false``."""
 
     kind: ClassVar[str] = "boolean"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class NullNode(_Literals):
     """``null``: a present ``None``; an absent key is "missing", not null."""
 
     kind: ClassVar[str] = "null"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class JsonNode(_Node):
     """Any lossless JSON value."""
 
@@ -259,7 +287,7 @@ def _as_pairs(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ArrayNode(_Literals):
     """A JSON array; without ``items`` any lossless JSON items."""
 
@@ -284,7 +312,7 @@ class ArrayNode(_Literals):
         return (self.items,) if isinstance(self.items, _Node) else ()
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class ObjectNode(_Literals):
     """A JSON object with declared properties and explicit openness.
 
@@ -294,6 +322,10 @@ class ObjectNode(_Literals):
 
     properties: tuple[tuple[str, Node], ...] = ()
     additional_properties: bool | Node = True
+    explicit_properties: bool = field(default=False, compare=False)
+    """Whether the author wrote a ``properties`` map even though it declares nothing;
+    the compiled schema then shows ``"properties": {}``. It changes how the schema is
+    written, never what it accepts, so it takes no part in equality."""
     kind: ClassVar[str] = "object"
 
     def _check(self, problems: list[SchemaProblem]) -> None:
@@ -303,6 +335,8 @@ class ObjectNode(_Literals):
         extra = self.additional_properties
         if type(extra) is not bool:
             _check_child(problems, "additional_properties", extra, may_require=False)
+        if not _exact(self.explicit_properties, bool):
+            problems.append(SchemaProblem("explicit_properties", "must be true or false"))
 
     def children(self) -> tuple[Node, ...]:
         nodes = tuple(e[1] for e in self.properties if isinstance(e[1], _Node))
@@ -310,7 +344,7 @@ class ObjectNode(_Literals):
         return (*nodes, extra) if isinstance(extra, _Node) else nodes
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class _Branches(_Node):
     branches: tuple[Node, ...] = ()
 
@@ -329,21 +363,21 @@ class _Branches(_Node):
         return tuple(b for b in self.branches if isinstance(b, _Node))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class OneOfNode(_Branches):
     """Exactly one branch must match; the message reports how many did."""
 
     kind: ClassVar[str] = "one_of"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class AnyOfNode(_Branches):
     """At least one branch must match."""
 
     kind: ClassVar[str] = "any_of"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class RefNode(_Node):
     """A reference to a named definition of the enclosing `Defs`."""
 
@@ -370,8 +404,8 @@ Node: TypeAlias = (
 )
 
 
-@dataclass(frozen=True, kw_only=True)
-class Params:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Params(_Tree):
     """A tool's parameter map: an open root object whose required keys are the
     properties declared with ``required=True``."""
 
@@ -385,14 +419,9 @@ class Params:
         problems: list[SchemaProblem] = []
         object.__setattr__(self, "properties", _as_pairs(self.properties))
         _check_properties(problems, self.properties)
-        for name in ("title", "description"):
-            value = getattr(self, name)
-            if value is not None and type(value) is not str:
-                problems.append(SchemaProblem(name, "must be a string"))
+        _check_text(problems, self)
         depth = 1 + max((child._depth for child in self.children()), default=0)
         object.__setattr__(self, "_depth", depth)
-        if depth > MAX_SPEC_DEPTH:
-            problems.append(SchemaProblem("", f"spec nests deeper than {MAX_SPEC_DEPTH} levels"))
         if problems:
             raise SchemaError(_summary(self.kind, problems), problems=problems)
 
@@ -400,8 +429,8 @@ class Params:
         return tuple(e[1] for e in self.properties if isinstance(e[1], _Node))
 
 
-@dataclass(frozen=True, kw_only=True)
-class Defs:
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
+class Defs(_Tree):
     """A root spec with named definitions that `RefNode`s inside it refer to."""
 
     root: Node | Params
@@ -424,47 +453,9 @@ class Defs:
             _check_child(problems, f"defs.{name}", node, may_require=False)
             names[name] = node
         if not problems:
-            problems.extend(_ref_problems(self.root, names))
+            problems.extend(ref_problems(self.root, names))
         if problems:
             raise SchemaError(_summary(self.kind, problems), problems=problems)
-
-
-def _ref_problems(root: Node | Params, defs: dict[str, Node]) -> list[SchemaProblem]:
-    """Dangling references, and definitions that refer to themselves with no
-    object or array in between (they could never be checked)."""
-    problems: list[SchemaProblem] = []
-    stack: list[Node | Params] = [root, *defs.values()]
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, RefNode) and node.name not in defs:
-            problems.append(SchemaProblem(f"ref {node.name}", "names no definition"))
-        stack.extend(node.children())
-    if problems:
-        return problems
-    for name in defs:
-        if _loops_without_container(name, defs):
-            problems.append(SchemaProblem(f"defs.{name}", "refers to itself without nesting"))
-    return problems
-
-
-def _loops_without_container(start: str, defs: dict[str, Node]) -> bool:
-    pending: list[Node] = [defs[start]]
-    visited: set[str] = set()
-    while pending:
-        node = pending.pop()
-        if isinstance(node, RefNode):
-            if node.name == start:
-                return True
-            if node.name not in visited:
-                visited.add(node.name)
-                pending.append(defs[node.name])
-        elif isinstance(node, _Branches):
-            pending.extend(node.branches)
-    return False
 
 
 Spec: TypeAlias = Node | Params | Defs

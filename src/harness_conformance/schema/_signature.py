@@ -392,7 +392,9 @@ class _Deriver:
             node = self.finish(self.node(hint, where), where, docs.get(name), default, required)
             properties.append((name, node))
         self._open.pop()
-        return ObjectNode(properties=tuple(properties), additional_properties=False)
+        return ObjectNode(
+            properties=tuple(properties), additional_properties=False, explicit_properties=True
+        )
 
     def annotated(self, base: Any, metadata: Sequence[Any], path: str) -> Node:
         node = self.node(base, path)

@@ -56,9 +56,9 @@ def validate_args(spec: Spec, args: Any) -> list[str]:
     try:
         run_check(check, args, out)
     except Exception:
-        out.append(lossless_message("", args))
+        out.append(lossless_message(""))
     if not out and type(args) not in PLAIN_TYPES:
-        out.append(lossless_message("", args))
+        out.append(lossless_message(""))
     return list(out)
 
 

@@ -1,0 +1,345 @@
+"""The loader and runner of schema vectors: file shapes, refusal entries, ids, known
+gaps and the JSON comparison, on vector files written for each test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness_conformance import _conformance_refusals as conformance_refusals
+from harness_conformance import conformance
+from harness_conformance.conformance import (
+    SchemaCase,
+    SchemaRefusal,
+    SchemaVector,
+    VectorFileError,
+    load_schema_vectors,
+    run_schema_vectors,
+    same_json,
+    slug,
+)
+from harness_conformance.schema._build import spec_from_dict
+
+META_SCHEMA = (
+    Path(__file__).resolve().parents[2] / "conformance" / "meta" / "schema-vector.schema.json"
+)
+
+
+# -- the loader and runner -------------------------------------------------------------
+
+
+def _write(folder: Path, name: str, data: Any) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), "utf-8")
+    return path
+
+
+def _vector(**overrides: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "description": "a small vector",
+        "spec": {"type": "params", "properties": {"n": {"type": "integer", "required": True}}},
+        "json_schema": {
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+        },
+        "cases": [
+            {"description": "valid", "args": {"n": 1}, "violations": []},
+            {"description": "missing", "args": {}, "violations": ['missing required property "n"']},
+        ],
+    }
+    data.update(overrides)
+    return data
+
+
+def _load(folder: Path, *, hand: bool = False) -> list[SchemaVector]:
+    meta = folder / "absent.json" if hand else META_SCHEMA
+    return load_schema_vectors(folder, meta_schema=meta)
+
+
+def test_loader_builds_vectors(tmp_path: Path) -> None:
+    _write(tmp_path, "small.json", _vector())
+    [vector] = _load(tmp_path)
+    assert vector.id == "small"
+    assert [c.id for c in vector.cases] == ["small/valid", "small/missing"]
+    assert vector.cases[1].violations == ('missing required property "n"',)
+    built: Any = spec_from_dict(_vector()["spec"])
+    assert built == vector.spec
+
+
+def test_invalid_json_names_file_line_and_column(tmp_path: Path) -> None:
+    path = _write(tmp_path, "broken.json", '{\n  "description": "x",\n  "spec": {,\n}')
+    with pytest.raises(VectorFileError) as info:
+        _load(tmp_path)
+    assert str(path) in str(info.value)
+    assert "line 3, column 12" in str(info.value)
+    assert info.value.path == path
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+def test_missing_key_names_file_and_key(tmp_path: Path, hand: bool) -> None:
+    data = _vector()
+    del data["cases"]
+    path = _write(tmp_path, "nocases.json", data)
+    with pytest.raises(VectorFileError) as info:
+        _load(tmp_path, hand=hand)
+    assert str(path) in str(info.value)
+    assert "cases" in str(info.value)
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+def test_bad_case_names_its_json_path(tmp_path: Path, hand: bool) -> None:
+    case = {"description": "bad", "args": {}, "violations": "not a list", "extra": 1}
+    _write(tmp_path, "badcase.json", _vector(cases=[case]))
+    with pytest.raises(VectorFileError) as info:
+        _load(tmp_path, hand=hand)
+    problems = "\n".join(info.value.problems)
+    assert "$.cases[0]" in problems
+    assert "violations" in problems
+    assert "extra" in problems
+
+
+def test_upstream_names_the_ported_test_per_case_or_per_file(tmp_path: Path) -> None:
+    cases = _vector()["cases"]
+    cases[1]["upstream"] = "case.spec.ts > own"
+    _write(tmp_path, "ported.json", _vector(upstream="file.spec.ts > all", cases=cases))
+    [vector] = _load(tmp_path)
+    assert [c.upstream for c in vector.cases] == ["file.spec.ts > all", "case.spec.ts > own"]
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+def test_empty_upstream_is_refused(tmp_path: Path, hand: bool) -> None:
+    case = {"description": "c", "args": {}, "violations": [], "upstream": ""}
+    _write(tmp_path, "ported.json", _vector(upstream="", cases=[case]))
+    with pytest.raises(VectorFileError) as info:
+        _load(tmp_path, hand=hand)
+    problems = "\n".join(info.value.problems)
+    assert "$.upstream" in problems or "'' should be non-empty" in problems
+    assert "$.cases[0]" in problems
+
+
+def test_bad_spec_is_reported_under_spec(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "badspec.json",
+        _vector(spec={"type": "params", "properties": {"n": {"type": "int"}}}),
+    )
+    with pytest.raises(VectorFileError) as info:
+        _load(tmp_path)
+    assert str(path) in str(info.value)
+    assert any(p.startswith("$.spec: properties.n.type") for p in info.value.problems)
+
+
+def test_colliding_case_ids_are_refused(tmp_path: Path) -> None:
+    cases = [
+        {"description": "Same case", "args": {"n": 1}, "violations": []},
+        {"description": "same, case!", "args": {"n": 2}, "violations": []},
+    ]
+    _write(tmp_path, "dup.json", _vector(cases=cases))
+    with pytest.raises(VectorFileError, match=r"\$\.cases\[1\]\.description: id 'dup/same-case'"):
+        _load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"description": "a", "description": "b"}', 'duplicate key "description"'),
+        ('{"description": NaN}', "NaN is not JSON"),
+        ("[" * 100_000, "nested too deeply"),
+        ('{"n": ' + "9" * 5000 + "}", "an integer has more than 4300 digits"),
+    ],
+    ids=["duplicate-key", "nan", "deep", "long-integer"],
+)
+def test_non_portable_json_is_refused(tmp_path: Path, text: str, problem: str) -> None:
+    _write(tmp_path, "odd.json", text)
+    with pytest.raises(VectorFileError, match=problem):
+        _load(tmp_path)
+
+
+def test_missing_directory_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(VectorFileError, match="is not a directory"):
+        load_schema_vectors(tmp_path / "nowhere")
+
+
+def test_runner_reports_disagreements(tmp_path: Path) -> None:
+    wrong = _vector(
+        json_schema={"properties": {"n": {"type": "integer"}}, "type": "object", "required": ["n"]},
+        cases=[
+            {"description": "valid", "args": {"n": 1}, "violations": []},
+            {
+                "description": "wrong message",
+                "args": {"n": "1"},
+                "violations": ['"n" must be a number'],
+            },
+        ],
+    )
+    _write(tmp_path / "schema", "wrong.json", wrong)
+    failures = run_schema_vectors(tmp_path / "schema")
+    assert [(f.vector_id, f.case, f.skipped) for f in failures] == [
+        ("wrong", "json_schema", None),
+        ("wrong", "wrong message", None),
+    ]
+    assert failures[1].expected == ['"n" must be a number']
+    assert failures[1].actual == ['"n" must be an integer']
+
+
+def test_runner_passes_a_conforming_vector(tmp_path: Path) -> None:
+    _write(tmp_path / "schema", "small.json", _vector())
+    assert run_schema_vectors(tmp_path / "schema") == []
+
+
+def test_known_gaps_skip_instead_of_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad_case = {"description": "claimed", "args": {}, "violations": ["not what happens"]}
+    _write(tmp_path, "gap.json", _vector(cases=[bad_case]))
+    vectors = _load(tmp_path)
+
+    def claim(vector: SchemaVector, case: SchemaCase) -> str | None:
+        return "documented gap" if case.id == "gap/claimed" else None
+
+    monkeypatch.setattr(conformance, "KNOWN_GAPS", [claim])
+    [entry] = run_schema_vectors(vectors)
+    assert (entry.case, entry.skipped, entry.actual) == ("claimed", "documented gap", None)
+    monkeypatch.setattr(conformance, "KNOWN_GAPS", [])
+    [entry] = run_schema_vectors(vectors)
+    assert (entry.skipped, entry.actual) == (None, ['missing required property "n"'])
+
+
+def _refusals(*entries: dict[str, Any]) -> dict[str, Any]:
+    return {"description": "refusals", "refusals": list(entries)}
+
+
+_ENUM_EMPTY = {"description": "empty enum", "json_schema": {"enum": []}, "problems": ["enum"]}
+_BAD_SPEC = {"description": "unknown type", "spec": {"type": "int"}}
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+def test_loader_reads_a_file_of_refusals_only(tmp_path: Path, hand: bool) -> None:
+    _write(tmp_path, "refused.json", _refusals(_ENUM_EMPTY, _BAD_SPEC | {"upstream": "a > b"}))
+    [vector] = _load(tmp_path, hand=hand)
+    assert (vector.spec, vector.json_schema, vector.cases) == (None, None, ())
+    assert vector.checks == 2
+    first, second = vector.refusals
+    assert (first.id, first.source, first.schema, first.problems) == (
+        "refused/empty-enum",
+        "json_schema",
+        {"enum": []},
+        ("enum",),
+    )
+    assert (second.id, second.source, second.problems, second.upstream) == (
+        "refused/unknown-type",
+        "spec",
+        (),
+        "a > b",
+    )
+    assert run_schema_vectors(vector for vector in [vector]) == []
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+def test_cases_and_refusals_share_one_file(tmp_path: Path, hand: bool) -> None:
+    _write(tmp_path, "both.json", _vector(refusals=[_ENUM_EMPTY]))
+    [vector] = _load(tmp_path, hand=hand)
+    assert vector.checks == 1 + 2 + 1
+    assert [r.id for r in vector.refusals] == ["both/empty-enum"]
+
+
+@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (_refusals({"description": "both", "json_schema": {}, "spec": {}}), "$.refusals[0]"),
+        (_refusals({"description": "neither"}), "$.refusals[0]"),
+        (_refusals({"json_schema": {}, "extra": 1}), "$.refusals[0]"),
+        (_refusals(_BAD_SPEC | {"problems": [""]}), "problems"),
+        (_refusals(), "refusals"),
+        ({"description": "nothing to check"}, "$"),
+        (
+            {"description": "half a vector", "spec": {"type": "string"}, "refusals": [_BAD_SPEC]},
+            "$",
+        ),
+    ],
+    ids=[
+        "two-sources",
+        "no-source",
+        "no-description",
+        "empty-fragment",
+        "empty",
+        "empty-file",
+        "half",
+    ],
+)
+def test_malformed_refusals_are_refused(
+    tmp_path: Path, hand: bool, data: dict[str, Any], where: str
+) -> None:
+    path = _write(tmp_path, "bad.json", data)
+    with pytest.raises(VectorFileError) as info:
+        _load(tmp_path, hand=hand)
+    assert str(path) in str(info.value)
+    assert any(where in problem for problem in info.value.problems)
+
+
+def test_refusal_ids_collide_with_case_ids(tmp_path: Path) -> None:
+    clash = {"description": "Valid!", "spec": {"type": "int"}}
+    _write(tmp_path, "dup.json", _vector(refusals=[clash]))
+    with pytest.raises(VectorFileError, match=r"\$\.refusals\[0\]\.description: id 'dup/valid'"):
+        _load(tmp_path)
+
+
+def test_runner_reports_accepted_crashing_and_unmatched_refusals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    accepted = {"description": "accepted", "json_schema": {"type": "string"}}
+    unmatched = _ENUM_EMPTY | {"description": "unmatched", "problems": ["#/nowhere"]}
+    _write(tmp_path, "r.json", _refusals(accepted, unmatched, _BAD_SPEC))
+    vectors = _load(tmp_path)
+
+    def crash(data: Any) -> Any:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(conformance_refusals, "spec_from_dict", crash)
+    failures = run_schema_vectors(vectors)
+    assert [(f.case, f.actual) for f in failures] == [
+        ("accepted", "accepted"),
+        ("unmatched", ["#/enum: must be a non-empty list of JSON values"]),
+        ("unknown type", "crashed: KeyError: 'boom'"),
+    ]
+    assert failures[1].expected == {"refused": "json_schema", "problems": ["#/nowhere"]}
+
+
+def test_known_gaps_claim_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    accepted = {"description": "accepted on purpose", "json_schema": {"type": "string"}}
+    _write(tmp_path, "gap.json", _refusals(accepted))
+    vectors = _load(tmp_path)
+
+    def claim(vector: SchemaVector, entry: SchemaCase | SchemaRefusal) -> str | None:
+        return "documented gap" if entry.id == "gap/accepted-on-purpose" else None
+
+    monkeypatch.setattr(conformance, "KNOWN_GAPS", [claim])
+    [entry] = run_schema_vectors(vectors)
+    assert (entry.case, entry.skipped, entry.actual) == (
+        "accepted on purpose",
+        "documented gap",
+        None,
+    )
+
+
+SAME_JSON: list[tuple[Any, Any, bool]] = [
+    ({"a": 1, "b": 2}, {"a": 1, "b": 2}, True),
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}, False),
+    ([1], [1.0], True),
+    ([True], [1], False),
+    ([1, 2], [1, 2, 3], False),
+    ("1", 1, False),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "equal"), SAME_JSON)
+def test_same_json(a: Any, b: Any, equal: bool) -> None:
+    assert same_json(a, b) is equal
+
+
+def test_slug() -> None:
+    assert slug("  Café: 1.0 naïve?! ") == "caf-1-0-na-ve"
