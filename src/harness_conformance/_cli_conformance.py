@@ -1,7 +1,7 @@
 """The ``conformance`` command: run the language-neutral vectors of a directory.
 
-``DIR`` is a conformance directory holding ``schema/``, ``invariants/`` and
-``replay/`` (each kind runs when its folder exists), or one kind's folder itself. The
+``DIR`` is a conformance directory holding ``schema/``, ``invariants/``, ``replay/``
+and ``errors/`` (each kind runs when its folder exists), or one kind's folder itself. The
 command prints a table per kind (one row per vector), every failure with what the
 vector expects and what this library gave, and the totals; the exit status is 1 when
 anything failed and 2 for a missing directory or a malformed vector file.
@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ._cli_output import Progress, UsageError, plural, render_table
+from ._cli_report import unreadable
+from ._json_text import parse_json
 
 __all__ = ["KINDS", "add_conformance", "detect_kinds"]
 
-KINDS = ("schema", "invariants", "replay")
+KINDS = ("schema", "invariants", "replay", "errors")
 """The kinds of vectors, in the order they run."""
 
 
@@ -47,11 +49,32 @@ def detect_kinds(directory: Path) -> list[tuple[str, Path]]:
     if not files:
         return []
     try:
-        first = json.loads(files[0].read_text(encoding="utf-8"))
+        first = parse_json(files[0].read_bytes())
     except (OSError, ValueError):
         first = None  # the schema loader reports the file with its line
     shows_logs = isinstance(first, dict) and ("log" in first or "logs" in first)
-    return [("invariants" if shows_logs else "schema", directory)]
+    if shows_logs:
+        return [("invariants", directory)]
+    return [("errors" if _shows_errors(first) else "schema", directory)]
+
+
+def _first_unreadable(folder: Path) -> Path | None:
+    """The first JSON file under ``folder`` that does not parse, to name in an error."""
+    for path in sorted(folder.rglob("*.json")):
+        try:
+            parse_json(path.read_bytes())
+        except (OSError, ValueError):
+            return path
+    return None
+
+
+def _shows_errors(document: object) -> bool:
+    """Whether a vector file reads as an error vector: its cases describe something
+    thrown or the facts of a failed model call."""
+    cases = document.get("cases") if isinstance(document, dict) else None
+    return isinstance(cases, list) and any(
+        isinstance(case, dict) and ("error" in case or "failure" in case) for case in cases
+    )
 
 
 def _run_tallied(
@@ -61,7 +84,7 @@ def _run_tallied(
     checks: Callable[[Any], int],
     progress: Progress,
 ) -> tuple[list[_Row], list[Any]]:
-    """Run schema or invariant vectors one at a time, one table row each."""
+    """Run schema, invariant or error vectors one at a time, one table row each."""
     rows, outcomes = [], []
     for vector in vectors:
         found = run([vector])
@@ -74,12 +97,12 @@ def _run_tallied(
 def _run_schema(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
     from .conformance import load_schema_vectors, run_schema_vectors
 
-    # A schema vector's compiled schema is one check beside its cases.
+    # A schema vector's compiled schema is one check beside its cases and refusals.
     return _run_tallied(
         "schema",
         load_schema_vectors(folder),
         run_schema_vectors,
-        lambda vector: len(vector.cases) + 1,
+        lambda vector: vector.checks,
         progress,
     )
 
@@ -91,6 +114,18 @@ def _run_invariants(folder: Path, progress: Progress) -> tuple[list[_Row], list[
         "invariants",
         load_invariant_vectors(folder),
         run_invariant_vectors,
+        lambda vector: len(vector.cases),
+        progress,
+    )
+
+
+def _run_errors(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
+    from .conformance import load_error_vectors, run_error_vectors
+
+    return _run_tallied(
+        "errors",
+        load_error_vectors(folder),
+        run_error_vectors,
         lambda vector: len(vector.cases),
         progress,
     )
@@ -118,6 +153,7 @@ _RUNNERS: dict[str, Callable[[Path, Progress], tuple[list[_Row], list[Any]]]] = 
     "schema": _run_schema,
     "invariants": _run_invariants,
     "replay": _run_replay,
+    "errors": _run_errors,
 }
 
 
@@ -145,8 +181,8 @@ def _run_conformance(args: argparse.Namespace) -> int:
     kinds = detect_kinds(directory)
     if not kinds:
         raise UsageError(
-            f"{directory} holds no conformance vectors: expected schema/, invariants/ or "
-            "replay/ folders, or vector files"
+            f"{directory} holds no conformance vectors: expected schema/, invariants/, "
+            "replay/ or errors/ folders, or vector files"
         )
     results: list[tuple[str, Path, list[_Row], list[Any]]] = []
     total = sum(_count(folder, kind) for kind, folder in kinds)
@@ -156,6 +192,8 @@ def _run_conformance(args: argparse.Namespace) -> int:
                 rows, outcomes = _RUNNERS[kind](folder, progress)
             except VectorFileError as exc:
                 raise UsageError(str(exc)) from None
+            except Exception as exc:  # the last line of defence: one line, never a traceback
+                raise UsageError(unreadable(_first_unreadable(folder) or folder, exc)) from None
             results.append((kind, folder, rows, outcomes))
     passed = failed = skipped = 0
     for kind, folder, rows, outcomes in results:
@@ -189,7 +227,7 @@ def add_conformance(commands: Any) -> None:
         "conformance",
         help="run the language-neutral conformance vectors",
         description=(
-            "Run the schema, invariant and replay vectors of a conformance directory "
+            "Run the schema, invariant, replay and error vectors of a conformance directory "
             "(or of one kind's folder) against this library."
         ),
     )

@@ -1,14 +1,20 @@
 """Load and run the language-neutral conformance vectors of ``conformance/``.
 
-There are three kinds: schema vectors (here), invariant vectors
-(`load_invariant_vectors`, `run_invariant_vectors`) and replay vectors
-(`load_replay_vectors`, `run_replay_vectors`); this module is the one place that
-names them all.
+There are four kinds: schema vectors (here), invariant vectors
+(`load_invariant_vectors`, `run_invariant_vectors`), replay vectors
+(`load_replay_vectors`, `run_replay_vectors`) and error vectors
+(`load_error_vectors`, `run_error_vectors`); this module is the one place that names
+them all.
 
 A schema vector is one JSON file under ``conformance/schema/``::
 
     {"description": ..., "spec": <plain-dict spec>, "json_schema": <compiled schema>,
-     "cases": [{"description": ..., "args": <JSON value>, "violations": [<message>, ...]}]}
+     "cases": [{"description": ..., "args": <JSON value>, "violations": [<message>, ...]}],
+     "refusals": [{"description": ..., "json_schema" | "spec": <input>, "problems": [...]}]}
+
+A file holds ``spec``, ``json_schema`` and ``cases`` together, ``refusals``, or both;
+a refusal entry names a schema or spec that must be refused with `SchemaError`
+(see `SchemaRefusal`).
 
 `load_schema_vectors` reads every ``*.json`` file of a directory, checks its shape
 against ``conformance/meta/schema-vector.schema.json`` (with python-jsonschema when it
@@ -17,9 +23,10 @@ builds the spec and gives each case a readable id, ``<file stem>/<description sl
 Anything wrong with a file raises `VectorFileError` naming the file and the place.
 
 `run_schema_vectors` checks a directory against this library: the compiled schema must
-equal ``json_schema`` exactly, key order included, and ``validate_args`` must return
-the listed messages in order. A case a predicate of `KNOWN_GAPS` claims is skipped
-with the predicate's reason, never failed and never edited out of the data.
+equal ``json_schema`` exactly, key order included, ``validate_args`` must return the
+listed messages in order, and every refusal entry must be refused. A case or refusal a
+predicate of `KNOWN_GAPS` claims is skipped with the predicate's reason, never failed
+and never edited out of the data.
 """
 
 from __future__ import annotations
@@ -29,6 +36,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._conformance_errors import (
+    ERROR_KNOWN_GAPS,
+    ErrorCase,
+    ErrorVector,
+    error_known_gap,
+    load_error_vectors,
+    run_error_case,
+    run_error_vectors,
+)
 from ._conformance_files import (
     VectorFailure,
     VectorFileError,
@@ -46,6 +62,10 @@ from ._conformance_invariants import (
     run_invariant_case,
     run_invariant_vectors,
 )
+from ._conformance_refusals import (
+    SchemaRefusal,
+    refusal_outcome,
+)
 from ._conformance_replay import (
     REPLAY_KNOWN_GAPS,
     ReplayOutcome,
@@ -57,6 +77,8 @@ from ._conformance_replay import (
     run_replay_vector,
     run_replay_vectors,
 )
+from ._conformance_schema_gaps import accepted_on_purpose
+from ._conformance_schema_shape import hand_shape_problems
 from .errors import SchemaError
 from .schema._build import spec_from_dict
 from .schema._nodes import Spec
@@ -64,27 +86,36 @@ from .schema._to_json import to_json_schema
 from .schema._validate import validate_args
 
 __all__ = [
+    "ERROR_KNOWN_GAPS",
     "INVARIANT_KNOWN_GAPS",
     "KNOWN_GAPS",
     "META_SCHEMA_NAME",
     "REPLAY_KNOWN_GAPS",
+    "ErrorCase",
+    "ErrorVector",
     "InvariantCase",
     "InvariantVector",
     "ReplayOutcome",
     "ReplayVector",
     "SchemaCase",
     "SchemaFailure",
+    "SchemaRefusal",
     "SchemaVector",
     "VectorFailure",
     "VectorFileError",
+    "error_known_gap",
     "invariant_known_gap",
     "known_gap",
+    "load_error_vectors",
     "load_invariant_vectors",
     "load_replay_vectors",
     "load_schema_vectors",
+    "refusal_outcome",
     "replay_cassette",
     "replay_known_gap",
     "replay_outcome",
+    "run_error_case",
+    "run_error_vectors",
     "run_invariant_case",
     "run_invariant_vectors",
     "run_replay_vector",
@@ -96,11 +127,6 @@ __all__ = [
 
 META_SCHEMA_NAME = "schema-vector.schema.json"
 """File name of the meta-schema, looked up in ``meta/`` beside the vector directory."""
-
-_TOP_KEYS = {"description": str, "spec": dict, "json_schema": dict, "cases": list}
-_OPTIONAL_TOP_KEYS = {"upstream": str}
-_CASE_KEYS = ("description", "args", "violations")
-_OPTIONAL_CASE_KEYS = ("upstream",)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,7 +148,8 @@ class SchemaCase:
 
 @dataclass(frozen=True, kw_only=True)
 class SchemaVector:
-    """One vector file: a spec, its compiled JSON Schema and its cases."""
+    """One vector file: a spec, its compiled JSON Schema and its cases, and the
+    schemas and specs that must be refused."""
 
     id: str
     """The file stem, e.g. ``enum``."""
@@ -130,12 +157,22 @@ class SchemaVector:
     """The file the vector was read from."""
     description: str
     """What the file as a whole shows."""
-    spec: Spec
-    """The spec built from the file's plain-dict form."""
-    json_schema: dict[str, Any]
-    """The JSON Schema the spec must compile to, key order included."""
+    spec: Spec | None
+    """The spec built from the file's plain-dict form; ``None`` in a file of
+    refusals only."""
+    json_schema: dict[str, Any] | None
+    """The JSON Schema the spec must compile to, key order included; ``None`` in a
+    file of refusals only."""
     cases: tuple[SchemaCase, ...]
     """The cases, in file order."""
+    refusals: tuple[SchemaRefusal, ...] = ()
+    """The refusal entries, in file order."""
+
+    @property
+    def checks(self) -> int:
+        """How many checks the vector makes: the compiled schema, each case, each
+        refusal."""
+        return (self.spec is not None) + len(self.cases) + len(self.refusals)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -145,21 +182,24 @@ class SchemaFailure:
     vector_id: str
     """The id of the vector file."""
     case: str
-    """The case description, or ``"json_schema"`` for the compiled schema."""
+    """The case or refusal description, or ``"json_schema"`` for the compiled schema."""
     expected: Any
-    """The messages (or schema) the vector lists."""
+    """The messages (or schema) the vector lists; for a refusal ``{"refused": ...}``
+    naming the function and the listed problem fragments."""
     actual: Any
     """What this library produced; ``None`` when the case was skipped."""
     skipped: str | None = None
     """The known-gap reason when the case was skipped instead of run."""
 
 
-KNOWN_GAPS: list[Callable[[SchemaVector, SchemaCase], str | None]] = []
-"""Predicates naming cases this library knowingly disagrees with: each returns the
-reason, or ``None`` for a case it does not claim."""
+KNOWN_GAPS: list[Callable[[SchemaVector, SchemaCase | SchemaRefusal], str | None]] = [
+    accepted_on_purpose
+]
+"""Predicates naming cases and refusals this library knowingly disagrees with: each
+returns the reason, or ``None`` for an entry it does not claim."""
 
 
-def known_gap(vector: SchemaVector, case: SchemaCase) -> str | None:
+def known_gap(vector: SchemaVector, case: SchemaCase | SchemaRefusal) -> str | None:
     """The reason the first claiming predicate of `KNOWN_GAPS` gives, if any."""
     for predicate in KNOWN_GAPS:
         reason = predicate(vector, case)
@@ -184,7 +224,7 @@ def load_schema_vectors(
     if not folder.is_dir():
         raise VectorFileError(folder, ["is not a directory"])
     meta_path = Path(meta_schema) if meta_schema is not None else _default_meta(folder)
-    shape_check = shape_checker(meta_path, _hand_shape_problems)
+    shape_check = shape_checker(meta_path, hand_shape_problems)
     return [_load_file(path, shape_check) for path in sorted(folder.glob("*.json"))]
 
 
@@ -192,71 +232,31 @@ def _default_meta(folder: Path) -> Path:
     return folder.parent / "meta" / META_SCHEMA_NAME
 
 
-def _hand_shape_problems(data: Any) -> list[str]:
-    """The meta-schema's rules, for when python-jsonschema is not installed."""
-    if not isinstance(data, dict):
-        return ["$: must be an object"]
-    problems = [f"$: missing required key {key!r}" for key in _TOP_KEYS if key not in data]
-    allowed = _TOP_KEYS.keys() | _OPTIONAL_TOP_KEYS.keys()
-    problems += [f"$: unknown key {key!r}" for key in data if key not in allowed]
-    for key, kind in (_TOP_KEYS | _OPTIONAL_TOP_KEYS).items():
-        if key in data and not isinstance(data[key], kind):
-            problems.append(f"$.{key}: must be {_KIND_NAMES[kind]}")
-    for key in ("description", *_OPTIONAL_TOP_KEYS):
-        if isinstance(data.get(key), str) and not data[key]:
-            problems.append(f"$.{key}: must not be empty")
-    cases = data.get("cases")
-    if isinstance(cases, list):
-        if not cases:
-            problems.append("$.cases: must hold at least one case")
-        for index, case in enumerate(cases):
-            problems += _hand_case_problems(case, f"$.cases[{index}]")
-    return problems
-
-
-_KIND_NAMES: dict[type, str] = {str: "a string", dict: "an object", list: "an array"}
-
-
-def _hand_case_problems(case: Any, where: str) -> list[str]:
-    if not isinstance(case, dict):
-        return [f"{where}: must be an object"]
-    problems = [f"{where}: missing required key {key!r}" for key in _CASE_KEYS if key not in case]
-    allowed = (*_CASE_KEYS, *_OPTIONAL_CASE_KEYS)
-    problems += [f"{where}: unknown key {key!r}" for key in case if key not in allowed]
-    upstream = case.get("upstream")
-    if "upstream" in case and not (isinstance(upstream, str) and upstream):
-        problems.append(f"{where}.upstream: must be a non-empty string")
-    description = case.get("description")
-    if "description" in case and not (isinstance(description, str) and slug(description)):
-        problems.append(f"{where}.description: must be a string with a letter or digit")
-    violations = case.get("violations")
-    if "violations" in case and not (
-        isinstance(violations, list) and all(isinstance(m, str) and m for m in violations)
-    ):
-        problems.append(f"{where}.violations: must be an array of non-empty strings")
-    return problems
-
-
 def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVector:
     data = read_json(path)
     problems = shape_check(data)
     if problems:
         raise VectorFileError(path, problems)
-    try:
-        spec = spec_from_dict(data["spec"])
-    except SchemaError as exc:
-        details = [f"$.spec: {p}" for p in exc.problems] or [f"$.spec: {exc}"]
-        raise VectorFileError(path, details) from exc
+    spec: Spec | None = None
+    if "spec" in data:
+        try:
+            spec = spec_from_dict(data["spec"])
+        except SchemaError as exc:
+            details = [f"$.spec: {p}" for p in exc.problems] or [f"$.spec: {exc}"]
+            raise VectorFileError(path, details) from exc
     vector_id = path.stem
     cases: list[SchemaCase] = []
-    seen: dict[str, int] = {}
-    for index, raw in enumerate(data["cases"]):
-        case_id = f"{vector_id}/{slug(raw['description'])}"
-        if case_id in seen:
-            problems.append(
-                f"$.cases[{index}].description: id {case_id!r} repeats $.cases[{seen[case_id]}]"
-            )
-        seen[case_id] = index
+    seen: dict[str, str] = {}
+
+    def entry_id(where: str, description: str) -> str:
+        entry = f"{vector_id}/{slug(description)}"
+        if entry in seen:
+            problems.append(f"{where}.description: id {entry!r} repeats {seen[entry]}")
+        seen[entry] = where
+        return entry
+
+    for index, raw in enumerate(data.get("cases", ())):
+        case_id = entry_id(f"$.cases[{index}]", raw["description"])
         cases.append(
             SchemaCase(
                 id=case_id,
@@ -266,6 +266,17 @@ def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVec
                 upstream=raw.get("upstream", data.get("upstream")),
             )
         )
+    refusals = [
+        SchemaRefusal(
+            id=entry_id(f"$.refusals[{index}]", raw["description"]),
+            description=raw["description"],
+            source="json_schema" if "json_schema" in raw else "spec",
+            schema=raw["json_schema"] if "json_schema" in raw else raw["spec"],
+            problems=tuple(raw.get("problems", ())),
+            upstream=raw.get("upstream", data.get("upstream")),
+        )
+        for index, raw in enumerate(data.get("refusals", ()))
+    ]
     if problems:
         raise VectorFileError(path, problems)
     return SchemaVector(
@@ -273,8 +284,9 @@ def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVec
         path=path,
         description=data["description"],
         spec=spec,
-        json_schema=data["json_schema"],
+        json_schema=data.get("json_schema"),
         cases=tuple(cases),
+        refusals=tuple(refusals),
     )
 
 
@@ -292,37 +304,65 @@ def run_schema_vectors(
         vectors = directory
     failures: list[SchemaFailure] = []
     for vector in vectors:
-        compiled = to_json_schema(vector.spec)
-        if not same_json(compiled, vector.json_schema):
+        failures += _run_cases(vector)
+        failures += _run_refusals(vector)
+    return failures
+
+
+def _skipped(
+    vector: SchemaVector, entry: SchemaCase | SchemaRefusal, expected: Any
+) -> SchemaFailure | None:
+    reason = known_gap(vector, entry)
+    if reason is None:
+        return None
+    return SchemaFailure(
+        vector_id=vector.id, case=entry.description, expected=expected, actual=None, skipped=reason
+    )
+
+
+def _run_cases(vector: SchemaVector) -> list[SchemaFailure]:
+    if vector.spec is None:
+        return []
+    failures: list[SchemaFailure] = []
+    compiled = to_json_schema(vector.spec)
+    if not same_json(compiled, vector.json_schema):
+        failures.append(
+            SchemaFailure(
+                vector_id=vector.id,
+                case="json_schema",
+                expected=vector.json_schema,
+                actual=compiled,
+            )
+        )
+    for case in vector.cases:
+        expected = list(case.violations)
+        skipped = _skipped(vector, case, expected)
+        if skipped is not None:
+            failures.append(skipped)
+            continue
+        actual = validate_args(vector.spec, case.args)
+        if actual != expected:
             failures.append(
                 SchemaFailure(
-                    vector_id=vector.id,
-                    case="json_schema",
-                    expected=vector.json_schema,
-                    actual=compiled,
+                    vector_id=vector.id, case=case.description, expected=expected, actual=actual
                 )
             )
-        for case in vector.cases:
-            reason = known_gap(vector, case)
-            if reason is not None:
-                failures.append(
-                    SchemaFailure(
-                        vector_id=vector.id,
-                        case=case.description,
-                        expected=list(case.violations),
-                        actual=None,
-                        skipped=reason,
-                    )
+    return failures
+
+
+def _run_refusals(vector: SchemaVector) -> list[SchemaFailure]:
+    failures: list[SchemaFailure] = []
+    for refusal in vector.refusals:
+        expected = {"refused": refusal.source, "problems": list(refusal.problems)}
+        skipped = _skipped(vector, refusal, expected)
+        if skipped is not None:
+            failures.append(skipped)
+            continue
+        actual = refusal_outcome(refusal)
+        if actual is not None:
+            failures.append(
+                SchemaFailure(
+                    vector_id=vector.id, case=refusal.description, expected=expected, actual=actual
                 )
-                continue
-            actual = validate_args(vector.spec, case.args)
-            if actual != list(case.violations):
-                failures.append(
-                    SchemaFailure(
-                        vector_id=vector.id,
-                        case=case.description,
-                        expected=list(case.violations),
-                        actual=actual,
-                    )
-                )
+            )
     return failures

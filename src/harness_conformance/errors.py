@@ -21,15 +21,19 @@ first one is the default) and ``name``, the class name. Codes are unique across 
 tree, so a code alone identifies the class: see `CODES`. Anything that reaches the
 agent loop without being a `HarnessError` is reported with `UNKNOWN_CODE`.
 
-`error_chain` renders an exception and its causes on one line; `error_info` gives the
-``{"name", "code"}`` pair that tool results and events carry.
+`error_chain` renders an exception, the members of its exception groups and its causes
+on one line; `error_info` gives the ``{"name", "code"}`` pair that tool results and
+events carry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import isfinite
 from typing import Any, ClassVar, cast
+
+from ._error_chain import lone_member, render_chain
 
 __all__ = [
     "CODES",
@@ -52,9 +56,6 @@ __all__ = [
 
 UNKNOWN_CODE = "UNKNOWN"
 """The code reported for any failure that is not a `HarnessError`."""
-
-_CIRCULAR = "<circular cause>"
-_UNRENDERABLE = "<unrenderable value>"
 
 
 def _restore(cls: type[HarnessError], args: tuple[Any, ...]) -> HarnessError:
@@ -215,20 +216,65 @@ class AbortError(HarnessError):
 
 @dataclass(frozen=True)
 class LlmFailure:
-    """What went wrong in one model provider call, in provider-neutral terms."""
+    """What went wrong in one model provider call, in provider-neutral terms.
+
+    Every field is checked when the failure is built, so a failure can always be
+    written to a log and read back: ``message`` and ``code`` are non-empty strings,
+    ``status`` an HTTP status from 100 through 599, ``retry_after`` a positive finite
+    number of seconds and ``request_id`` a non-empty string. A value of the wrong type
+    raises `TypeError`, one out of range `ValueError`; both name the field. Code that
+    builds failures from provider data drops odd values instead (see
+    ``docs/errors.md``).
+    """
 
     __module__ = "harness_conformance"
 
     message: str
     """Human-readable description, safe to show to a user."""
     code: str
-    """One of `LlmError.codes`."""
+    """A stable code: one of `LlmError.codes` for provider failures; the loop also
+    reports other failures of a model call with their own code or ``UNKNOWN``."""
     status: int | None = None
     """The HTTP status, when the failure came with one."""
     retry_after: float | None = None
     """Seconds the provider asked the client to wait before retrying."""
     request_id: str | None = None
     """The provider's request id, for support tickets."""
+
+    def __post_init__(self) -> None:
+        _check_text("message", self.message)
+        _check_text("code", self.code)
+        status = self.status
+        if status is not None:
+            if not isinstance(status, int) or isinstance(status, bool):
+                raise TypeError(
+                    f"LlmFailure status must be an integer HTTP status, not {_kind(status)}"
+                )
+            if not 100 <= status <= 599:
+                raise ValueError(f"LlmFailure status must be from 100 through 599, not {status}")
+        wait = self.retry_after
+        if wait is not None:
+            if not isinstance(wait, int | float) or isinstance(wait, bool):
+                raise TypeError(
+                    f"LlmFailure retry_after must be a number of seconds, not {_kind(wait)}"
+                )
+            if not (isfinite(wait) and wait > 0):
+                raise ValueError(
+                    f"LlmFailure retry_after must be a positive finite number, not {wait!r}"
+                )
+        if self.request_id is not None:
+            _check_text("request_id", self.request_id)
+
+
+def _kind(value: object) -> str:
+    return type(value).__name__
+
+
+def _check_text(name: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"LlmFailure {name} must be a string, not {_kind(value)}")
+    if not value:
+        raise ValueError(f"LlmFailure {name} must be a non-empty string")
 
 
 class LlmError(HarnessError, RuntimeError):
@@ -331,70 +377,24 @@ CODES: dict[str, type[HarnessError]] = {code: cls for cls in _CLASSES for code i
 """Every code, mapped to the one class that carries it."""
 
 
-def _render(link: object) -> str:
-    try:
-        text = str(link.message) if isinstance(link, HarnessError) else str(link)
-        return text or type(link).__name__
-    except Exception:
-        return _UNRENDERABLE
+def error_chain(exc: object) -> str:
+    """Render ``exc``, the members of its exception groups and its causes on one line,
+    outermost first; never raises an `Exception`.
 
-
-def _next_link(link: object) -> object:
-    if not isinstance(link, BaseException):
-        return None
-    try:
-        if link.__cause__ is not None:
-            return link.__cause__
-        if link.__suppress_context__:
-            return None
-        return link.__context__
-    except Exception:
-        return None
-
-
-def error_chain(exc: BaseException) -> str:
-    """Render `exc` and its causes on one line, outermost first, joined by ``": "``.
-
-    Follows ``__cause__``, else ``__context__`` unless it is suppressed. A
-    `HarnessError` contributes its `message`, any other exception ``str(exc)``; an
-    empty rendering falls back to the type name. A cause rendering exactly like the
-    link before it is skipped, since wrappers often repeat their cause. A cause seen
-    before renders as ``<circular cause>`` and ends the chain; a link whose rendering
-    raises renders as ``<unrenderable value>``. Never raises an `Exception`.
+    Each value contributes its message (a `HarnessError` its `message`, a group its own
+    message, an empty one the type name), then its group members as
+    `` [<member>; <member>]``, then ``": "`` and its cause (``__cause__``, else an
+    unsuppressed ``__context__``) unless the cause renders empty or exactly as the
+    message. A lone group member stands for its group. A value met again on the path
+    renders ``<circular cause>``, one that cannot be read ``<unrenderable value>``, and
+    after 1000 values the rest ``<truncated>``. Deep chains render without recursion.
     """
-    try:
-        parts: list[str] = []
-        seen: list[object] = []
-        previous: str | None = None
-        link: object = _unwrap_group(exc)
-        while True:
-            if any(link is other for other in seen):
-                parts.append(_CIRCULAR)
-                break
-            seen.append(link)
-            text = _render(link)
-            if text != previous:
-                parts.append(text)
-            previous = text
-            link = _next_link(link)
-            if link is None:
-                break
-            link = _unwrap_group(link)
-        return ": ".join(parts)
-    except Exception:
-        return _UNRENDERABLE
-
-
-def _unwrap_group(exc: object) -> object:
-    """The lone member of an exception group (task groups wrap a single failure)."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
+    return render_chain(exc)
 
 
 def harness_error_of(exc: BaseException) -> HarnessError | None:
     """``exc`` itself, or the lone `HarnessError` an exception group wraps, else None."""
-    found = _unwrap_group(exc)
+    found = lone_member(exc)
     return found if issubclass(type(found), HarnessError) else None  # type: ignore[return-value]
 
 

@@ -31,7 +31,7 @@ from ..errors import LlmError, LlmFailure
 from ..events import BlockEndChunk, Chunk, FinishChunk
 from ..models import ModelRequest
 from ..models._chat_stream import ChatStreamAssembler
-from ..models._errors import failure_from_http, failure_from_stream_error
+from ..models._errors import failure_from_http, failure_from_stream_error, request_id_of
 from ._foreign_load import Interaction
 
 __all__ = ["Outcome", "RecordedModel", "RecordingExhausted", "outcome_of"]
@@ -144,7 +144,7 @@ def _payloads(interaction: Interaction, request_id: str | None) -> list[Any]:
 
 def outcome_of(interaction: Interaction) -> Outcome:
     """The chunks and failure a live call would have produced for this response."""
-    request_id = interaction.response_headers.get("x-request-id")
+    request_id = request_id_of(interaction.response_headers.get("x-request-id"))
     if not 200 <= interaction.status < 300:
         return Outcome((), _http_failure(interaction, request_id))
     assembler = ChatStreamAssembler(request_id=request_id)

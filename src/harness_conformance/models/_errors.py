@@ -17,8 +17,11 @@ is ambiguous, from the provider's error body:
 
 The failure carries the status, the ``retry-after`` hint in seconds
 (``retry-after-ms``, ``retry-after`` as seconds or an HTTP date) and the
-``x-request-id`` header. Exceptions that are not provider failures (programming
-errors, cancellation) get None, so the caller lets them propagate unchanged.
+``x-request-id`` header. Provider data that `LlmFailure` would refuse is dropped, not
+raised: a status outside 100-599 (still quoted in the message), a hint that is zero,
+negative or not finite, a request id that is empty or not a string. Exceptions that
+are not provider failures (programming errors, cancellation) get None, so the caller
+lets them propagate unchanged.
 `provider_errors` applies the mapping around a block of SDK calls.
 
 A `HarnessError` raised inside the SDK's HTTP transport (the cassette guard's
@@ -34,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import email.utils
 import json
+import math
 import re
 import time
 from collections.abc import Iterator, Mapping
@@ -46,6 +50,7 @@ __all__ = [
     "failure_from_http",
     "failure_from_stream_error",
     "provider_errors",
+    "request_id_of",
     "retry_after_seconds",
 ]
 
@@ -140,18 +145,23 @@ def _code_for_stream_error(status: int | None, text: str) -> str:
 
 def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
     """The wait a response asks for: ``retry-after-ms``, else ``retry-after`` given as
-    seconds or as an HTTP date (measured from ``now``, epoch seconds). None when absent
-    or unreadable; never negative."""
-    lowered = {name.lower(): value for name, value in headers.items()}
+    seconds or as an HTTP date (measured from ``now``, epoch seconds). None when absent,
+    not text, unreadable or not finite; never negative."""
+    lowered = {
+        str(name).lower(): value for name, value in headers.items() if isinstance(value, str)
+    }
     milliseconds = lowered.get("retry-after-ms")
     if milliseconds is not None:
         with contextlib.suppress(ValueError):
-            return max(0.0, float(milliseconds) / 1000)
+            wait = float(milliseconds) / 1000
+            if math.isfinite(wait):
+                return max(0.0, wait)
     value = lowered.get("retry-after")
     if value is None:
         return None
     with contextlib.suppress(ValueError):
-        return max(0.0, float(value))
+        wait = float(value)
+        return max(0.0, wait) if math.isfinite(wait) else None
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -159,6 +169,22 @@ def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None)
     if when.tzinfo is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def request_id_of(value: object) -> str | None:
+    """``value`` when it can be a failure's request id (a non-empty string), else None;
+    for request ids read from headers, cassettes and SDK exceptions."""
+    return value if isinstance(value, str) and value else None
+
+
+def _usable_status(status: object) -> int | None:
+    if isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599:
+        return status
+    return None
+
+
+def _usable_wait(wait: float | None) -> float | None:
+    return wait if wait is not None and math.isfinite(wait) and wait > 0 else None
 
 
 def _headers(exc: object) -> Mapping[str, str]:
@@ -183,14 +209,19 @@ def failure_from_exception(
     provider failure. ``request_id`` is used when the exception carries none."""
     import openai
 
+    request_id = request_id_of(request_id)
     if isinstance(exc, openai.APIStatusError):
         headers = _headers(exc)
         return failure_from_http(
             exc.status_code,
             exc.body,
             headers,
-            request_id=exc.request_id or headers.get("x-request-id") or request_id,
-            fallback=exc.message,
+            request_id=(
+                request_id_of(exc.request_id)
+                or request_id_of(headers.get("x-request-id"))
+                or request_id
+            ),
+            fallback=exc.message if isinstance(exc.message, str) else None,
             now=now,
         )
     if isinstance(exc, openai.APITimeoutError | TimeoutError) or _is_http_library_error(
@@ -242,29 +273,38 @@ def failure_from_http(
     now: float | None = None,
 ) -> LlmFailure:
     """The failure an HTTP error response stands for: code from the status and the
-    body's wording, ``retry-after`` from the headers."""
+    body's wording, ``retry-after`` from the headers. Never raises on odd data: a status
+    outside 100-599 is quoted in the message but not kept (a status that is not an
+    integer is classified by the body's wording alone), a hint that is not a positive
+    finite number of seconds and a request id that is not a non-empty string are
+    dropped."""
     detail = _detail(body, fallback or f"HTTP {status}")
-    code = _code_for_status(status, _body_text(body, detail))
+    text = _body_text(body, detail)
+    if isinstance(status, int) and not isinstance(status, bool):
+        code = _code_for_status(status, text)
+    else:
+        code = _code_for_stream_error(None, text)
     return LlmFailure(
         message=f"{_SUMMARY[code]} (HTTP {status}): {detail}",
         code=code,
-        status=status,
-        retry_after=retry_after_seconds(headers, now=now),
-        request_id=request_id,
+        status=_usable_status(status),
+        retry_after=_usable_wait(retry_after_seconds(headers, now=now)),
+        request_id=request_id_of(request_id),
     )
 
 
 def failure_from_stream_error(
     body: object, *, request_id: str | None = None, fallback: str | None = None
 ) -> LlmFailure:
-    """The failure an ``{"error": ...}`` event inside a stream stands for."""
+    """The failure an ``{"error": ...}`` event inside a stream stands for; a request id
+    that is not a non-empty string is dropped."""
     detail = _detail(body, fallback or "an error occurred during streaming")
     status = _stream_error_status(body)
     return LlmFailure(
         message=f"the provider reported an error in the stream: {detail}",
         code=_code_for_stream_error(status, _body_text(body, detail)),
         status=status,
-        request_id=request_id,
+        request_id=request_id_of(request_id),
     )
 
 

@@ -32,7 +32,7 @@ from ..errors import LlmError, LlmFailure
 from ..events import Chunk
 from ._base import ModelRequest
 from ._chat_stream import ChatStreamAssembler
-from ._errors import provider_errors
+from ._errors import provider_errors, request_id_of
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -210,7 +210,7 @@ class OpenAICompatibleModel:
             stream = await client.chat.completions.create(**arguments)
         try:
             headers = stream.response.headers
-            request_id = headers.get("x-request-id")
+            request_id = request_id_of(headers.get("x-request-id"))
             content_type = headers.get("content-type", _EVENT_STREAM)
             if not content_type.lower().startswith(_EVENT_STREAM):
                 raise LlmError(
