@@ -25,6 +25,7 @@ from .errors import (
 )
 from .invariants import InvariantChecker, Violation, check_log
 from .models import OpenAICompatibleModel, ScriptedModel
+from .reenactment import EventDifference, Reenactment, reenact
 from .replay import SessionRun, replay_session
 from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
 from .session_log import (
@@ -43,6 +44,7 @@ __all__ = [
     "AbortError",
     "Agent",
     "CassetteError",
+    "EventDifference",
     "ForeignReplay",
     "ForeignSession",
     "HarnessError",
@@ -52,6 +54,7 @@ __all__ = [
     "LlmError",
     "LlmFailure",
     "OpenAICompatibleModel",
+    "Reenactment",
     "RetryPolicy",
     "SchemaError",
     "SchemaProblem",
@@ -77,6 +80,7 @@ __all__ = [
     "from_json_schema",
     "parse_arguments",
     "read_session_log",
+    "reenact",
     "replay_foreign",
     "replay_session",
     "run_sync",

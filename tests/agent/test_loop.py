@@ -233,7 +233,8 @@ def test_parallel_calls_run_concurrently_and_report_in_call_order() -> None:
             await both_started.wait()
         return name.upper()
 
-    peer = define_tool("peer", "waits for its peer", s.params({"name": s.string()}), wait_for_peer)
+    params = s.params({"name": s.string()})
+    peer = define_tool("peer", "waits for its peer", params, wait_for_peer, concurrency_safe=True)
     model = ScriptedModel(
         [
             tool_calls_reply([("a", "peer", '{"name": "a"}'), ("b", "peer", '{"name": "b"}')]),

@@ -7,6 +7,10 @@ listeners in order (objects with ``on_event(event)``); durable events get their
 that raises stops the run: that is how the online invariant checker fails a test at
 the offending event.
 
+Tool calls of a step run one at a time, in call order, except that consecutive calls
+of tools registered ``concurrency_safe=True`` run together, at most
+``max_parallel_tool_calls`` at once (10 by default; None for no bound).
+
 The invariant checker is off unless ``invariants`` is ``seed`` or ``strict``, or,
 when ``invariants`` is not given, the environment variable ``HARNESS_INVARIANTS`` is;
 ``invariants="off"`` keeps it off whatever the environment says.
@@ -26,6 +30,7 @@ import anyio
 from ..events import AgentStatusEvent, DurableEvent, Event
 from ..models import Model
 from ..tools import Tool, ToolExecutionResult, ToolRegistry
+from ._message import Prompt, prompt_content
 
 __all__ = ["Agent", "RetryPolicy", "TurnResult", "run_sync"]
 
@@ -91,7 +96,7 @@ class Agent:
         listeners: Iterable[object] = (),
         invariants: str | None = None,
         retry: RetryPolicy | None = None,
-        max_parallel_tool_calls: int | None = None,
+        max_parallel_tool_calls: int | None = 10,
         clock: Callable[[], int] = _now_ms,
         sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
         new_id: Callable[[], str] = lambda: str(uuid.uuid4()),
@@ -156,10 +161,12 @@ class Agent:
 
     # -- running ----------------------------------------------------------------------
 
-    async def run(self, prompt: str) -> TurnResult:
-        """Run one turn for a user prompt; cancelling `cancel` (or the caller) aborts it."""
+    async def run(self, prompt: Prompt) -> TurnResult:
+        """Run one turn for a user prompt (text, or a list of content blocks such as
+        ``{"type": "text", "text": ...}``); `cancel` (or cancelling the caller) aborts it."""
         from ._turn import Turn
 
+        content = prompt_content(prompt)
         if self.status == "disposed":
             raise RuntimeError("the agent is disposed; create a new one")
         if self.status == "running":
@@ -171,14 +178,14 @@ class Agent:
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
-                await turn.run(prompt)
+                await turn.run(content)
         finally:
             self._scope = None
             self.stop_reason = None
             self._settle()
         return turn.result()
 
-    def run_sync(self, prompt: str) -> TurnResult:
+    def run_sync(self, prompt: Prompt) -> TurnResult:
         """`run` from synchronous code: one event loop for the turn, and the model's
         connections (bound to that loop) closed after it."""
 
@@ -231,6 +238,6 @@ class _Forward:
         self.agent.emit(event)
 
 
-def run_sync(agent: Agent, prompt: str) -> TurnResult:
+def run_sync(agent: Agent, prompt: Prompt) -> TurnResult:
     """Run one turn of ``agent`` from synchronous code."""
     return agent.run_sync(prompt)

@@ -2,11 +2,15 @@
 
 In-step order: ``step/start``, the user message (first step), the chunks,
 ``assistant/message``, then ``tool/call`` and ``tool/result`` events, ``step/end``.
-Tool calls of a step run concurrently (at most ``max_parallel_tool_calls`` at once);
-each ``tool/call`` is emitted when its call is dispatched, in call order, and results
-are emitted in call order. Retryable provider failures are retried inside the step
-after a bounded backoff. A cancelled turn keeps what had arrived: an interrupted
-assistant message, ``ABORTED`` results for running calls and a synthetic call with an
+Tool calls run in call order, in batches: consecutive calls that may overlap (see
+`runs_alongside`) form one batch and run concurrently, at most
+``max_parallel_tool_calls`` at once, a slot freed by a finished call going to the next
+call of the batch; any other call is a batch of its own. Each ``tool/call`` is emitted
+when its call starts, and results are emitted in call order as soon as every earlier
+call has its result, so an exclusive call shows as its call and its result before the
+next call starts. Retryable provider failures are retried inside the step after a
+bounded backoff. A cancelled turn keeps what had arrived: an interrupted assistant
+message, ``ABORTED`` results for running calls and a synthetic call with an
 ``ABORTED_BEFORE_DISPATCH`` result for each call not yet started.
 """
 
@@ -39,7 +43,8 @@ from ..events import (
 )
 from ..models import ModelRequest
 from ..tools import ToolCall, ToolExecutionResult
-from ._message import MessageBuilder, PendingCall
+from ._message import MessageBuilder, PendingCall, prompt_history
+from ._schedule import runs_alongside
 
 if TYPE_CHECKING:
     from ._agent import Agent, TurnResult
@@ -81,24 +86,24 @@ class Turn:
             error=self.error,
         )
 
-    async def run(self, prompt: str) -> None:
+    async def run(self, content: list[dict[str, Any]]) -> None:
+        """Run the turn for the user message ``content`` (see `prompt_content`)."""
         self.agent.durable(TurnStartEvent, turn=self.number)
         try:
-            await self._drive(prompt)
+            await self._drive(content)
         except anyio.get_cancelled_exc_class():
             self._abort()
             raise
 
     # -- steps ------------------------------------------------------------------------
 
-    async def _drive(self, prompt: str) -> None:
+    async def _drive(self, content: list[dict[str, Any]]) -> None:
         agent = self.agent
         while True:
             self.step += 1
             agent.durable(StepStartEvent, turn=self.number, step=self.step)
             self.step_open = True
             if self.step == 1:
-                content = [{"type": "text", "text": prompt}]
                 agent.durable(
                     UserMessageEvent,
                     role="user",
@@ -107,7 +112,7 @@ class Turn:
                     id=agent.new_id(),
                     envelope=dict(_APPEND),
                 )
-                agent.history.append({"role": "user", "content": prompt})
+                agent.history.append({"role": "user", "content": prompt_history(content)})
             builder = await self._call_model()
             if builder is None:
                 return
@@ -132,9 +137,13 @@ class Turn:
     ) -> None:
         """Emit the call's ``assistant/message`` and add it to the history."""
         agent = self.agent
+        if interrupted:
+            content = builder.interrupted_content()
+        else:
+            content = builder.content(with_calls=(builder.finish or {}).get("kind") != "max-tokens")
         message = {
             "role": "assistant",
-            "content": builder.content(),
+            "content": content,
             "source": {"kind": "model", "model": agent.model.name},
             "id": agent.new_id(),
         }
@@ -211,17 +220,23 @@ class Turn:
         """Stream one call into ``builder``: (failure, exception, finish chunk already sent)."""
         stream = self.agent.model.stream(self._request())
         try:
-            async for chunk in stream:
+            while True:
+                # Only the model's own failures are caught: a listener that raises while
+                # a chunk is emitted (the invariants checker) stops the run.
+                try:
+                    chunk = await anext(stream)
+                except StopAsyncIteration:
+                    break
+                except LlmError as exc:
+                    return exc.failure, exc, False
+                except Exception as exc:
+                    own = harness_error_of(exc)
+                    code = own.code if own is not None else UNKNOWN_CODE
+                    return LlmFailure(message=error_chain(exc), code=code), exc, False
                 self._chunk(chunk)
                 builder.add(chunk)
                 if isinstance(chunk, FinishChunk):
                     break
-        except LlmError as exc:
-            return exc.failure, exc, False
-        except Exception as exc:
-            own = harness_error_of(exc)
-            code = own.code if own is not None else UNKNOWN_CODE
-            return LlmFailure(message=error_chain(exc), code=code), exc, False
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:
@@ -236,7 +251,7 @@ class Turn:
         if finish.get("kind") in ("error", "aborted"):
             raw = finish.get("failure") or {}
             given = raw.get("code")
-            reported = given if isinstance(given, str) else UNKNOWN_CODE
+            reported = given if isinstance(given, str) and given else UNKNOWN_CODE
             message = str(raw.get("message") or f"the model call ended: {finish.get('kind')}")
             return LlmFailure(message=message, code=reported), None, True
         return None, None, True
@@ -250,15 +265,22 @@ class Turn:
         self.call_seqs = [None] * len(calls)
         self.results = [None] * len(calls)
         self.emitted = 0
-        slots = anyio.Semaphore(agent.max_parallel_tool_calls or len(calls))
-        async with anyio.create_task_group() as group:
-            for index in range(len(calls)):
-                try:
-                    slots.acquire_nowait()  # free slots dispatch in one go, in call order
-                except anyio.WouldBlock:
-                    await slots.acquire()
-                self._dispatch(index)
-                group.start_soon(self._execute, index, slots)
+        index = 0
+        while index < len(calls):
+            first = index
+            alongside = runs_alongside(agent.tools, calls[first])
+            slots = anyio.Semaphore(agent.max_parallel_tool_calls or len(calls))
+            async with anyio.create_task_group() as group:
+                while index < len(calls) and (
+                    index == first or (alongside and runs_alongside(agent.tools, calls[index]))
+                ):
+                    try:
+                        slots.acquire_nowait()  # free slots start in one go, in call order
+                    except anyio.WouldBlock:
+                        await slots.acquire()
+                    self._dispatch(index)
+                    group.start_soon(self._execute, index, slots)
+                    index += 1
         self.phase = "idle"
 
     def _dispatch(self, index: int) -> None:

@@ -9,7 +9,9 @@ at seq 0:
 - each recorded function tool is registered from its JSON Schema with
   `from_json_schema`, or with `ToolRegistry.register_raw` when the schema does not
   import (its calls are then not validated); the tool answers a call with the recorded
-  output, and with an error result saying so when the recording has none;
+  output, and with an error result saying so when the recording has none; the tools
+  are `concurrency_safe`, since answering from the recording touches nothing, so the
+  calls of one step overlap as a parallel-safe tool's would;
 - retries happen exactly where the recording has them, after a sleep that does not wait;
 - every event goes through an `InvariantChecker` that collects violations instead of
   stopping the run, so one replay reports them all.
@@ -204,11 +206,15 @@ def _registry(plan: SessionPlan, schemas: _Schemas) -> tuple[ToolRegistry, list[
             if isinstance(spec, SchemaError):
                 schema = function.get("parameters")
                 registry.register_raw(
-                    name, description, schema if isinstance(schema, dict) else {}, body
+                    name,
+                    description,
+                    schema if isinstance(schema, dict) else {},
+                    body,
+                    concurrency_safe=True,
                 )
                 raw.append(name)
             else:
-                registry.register(define_tool(name, description, spec, body))
+                registry.register(define_tool(name, description, spec, body, concurrency_safe=True))
         except (SchemaError, ValueError, TypeError) as exc:
             notes.append(f"tool {name!r} cannot be registered: {exc}")
     registry.add_listener(_CallContext())

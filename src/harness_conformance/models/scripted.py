@@ -2,9 +2,10 @@
 
 Each model call takes the next reply of the script: a list of chunks to stream, a
 `Fail` (stream some chunks, then raise an `LlmError`), a `Hang` (stream some chunks,
-then wait until cancelled), or a callable that computes one of those from the
-request. Every request is recorded in ``requests``. Asking for more replies than the
-script has, or leaving replies unused (`assert_consumed`), fails with `ScriptError`.
+optionally run a callback, then wait until cancelled), or a callable that computes one
+of those from the request. Every request is recorded in ``requests``. Asking for more
+replies than the script has, or leaving replies unused (`assert_consumed`), fails with
+`ScriptError`.
 """
 
 from __future__ import annotations
@@ -54,9 +55,11 @@ class Fail:
 
 @dataclass(frozen=True)
 class Hang:
-    """Stream ``chunks``, then wait until the call is cancelled."""
+    """Stream ``chunks``, then wait until the call is cancelled; ``then``, when given, is
+    called once the chunks are out, before the wait (it may cancel the turn)."""
 
     chunks: Sequence[Chunk] = ()
+    then: Callable[[], None] | None = None
 
 
 Reply: TypeAlias = "Sequence[Chunk] | Fail | Hang | Callable[[ModelRequest], Reply]"
@@ -162,6 +165,8 @@ class ScriptedModel:
         if isinstance(reply, Hang):
             for chunk in reply.chunks:
                 yield chunk
+            if reply.then is not None:
+                reply.then()
             await anyio.sleep_forever()
             return
         for chunk in reply:
