@@ -17,6 +17,7 @@ from ._plugin_paths import cassette_path, collisions
 
 __all__ = [
     "CASSETTE_DIR",
+    "block_network_enabled",
     "cassette_dir",
     "check_cassette_paths",
     "invariant_profile",
@@ -34,6 +35,13 @@ def option(config: pytest.Config, name: str) -> Any:
     if value is None:
         value = config.getini(name) or None
     return value
+
+
+def block_network_enabled(config: pytest.Config) -> bool:
+    """``--hc-block-network``, else the ``hc_block_network`` ini key (default false)."""
+    if config.getoption("hc_block_network", default=None):
+        return True
+    return bool(config.getini("hc_block_network"))
 
 
 def cassette_dir(config: pytest.Config) -> Path:

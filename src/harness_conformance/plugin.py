@@ -47,6 +47,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also fail tests that load a cassette and leave interactions unplayed",
     )
     parser.addini("hc_strict_cassettes", "as --hc-strict-cassettes", type="bool", default=False)
+    group.addoption(
+        "--hc-block-network",
+        dest="hc_block_network",
+        action="store_true",
+        default=None,
+        help="block connections and lookups outside loopback in every test, not only "
+        "in cassette replays",
+    )
+    parser.addini("hc_block_network", "as --hc-block-network", type="bool", default=False)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -63,6 +72,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
     ):
         config.addinivalue_line("markers", line)
+    from ._pytest_network import register
+
+    register(config)
     # The Hypothesis profiles ``ci`` and ``dev`` are registered (never loaded) when
     # Hypothesis is already imported or ``--hypothesis-profile`` makes Hypothesis's own
     # plugin import it next; importing `harness_conformance.standard` registers them

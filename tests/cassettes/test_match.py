@@ -339,3 +339,9 @@ def test_a_block_that_fails_on_its_own_is_not_also_blamed_for_unplayed_calls(
 
     with pytest.raises(KeyError):
         fail()
+
+
+def test_a_body_nested_too_deeply_is_compared_as_text() -> None:
+    deep = b"[" * 100_000 + b"]" * 100_000
+    assert canonical_body(deep).startswith("(body is not JSON)\n[[[")
+    assert canonical_body(deep) != canonical_body(b"[" * 99_999 + b"]" * 99_999)

@@ -6,9 +6,15 @@ secrets and written atomically. `use_cassette` records or replays a block with o
 matcher, readable misses, unplayed-interaction checks and the offline guard.
 `replay_foreign` plays any recorded chat-completions traffic through the loop. The
 guides are ``docs/cassettes.md`` and ``docs/foreign-cassettes.md``.
+
+Cassettes are read as untrusted input: YAML aliases may add at most `ALIAS_BUDGET` to a
+document and a compressed body may decode to at most `MAX_BODY_BYTES` bytes (each
+raised with an environment variable; see the guide).
 """
 
+from .._yaml_text import ALIAS_BUDGET
 from . import _format as serializer
+from ._decompress import MAX_BODY_BYTES
 from ._foreign_load import Interaction, load_foreign_cassette
 from ._foreign_replay import (
     ForeignReplay,
@@ -51,6 +57,7 @@ from ._secrets import (
     SECRET_ENV_VARS,
     SECRET_HEADERS,
     Scrubber,
+    Secret,
     SecretFinding,
     find_secrets,
     live_secrets,
@@ -59,6 +66,7 @@ from ._secrets import (
 from ._sse import dump_json, parse_json, sse_items, sse_text
 
 __all__ = [
+    "ALIAS_BUDGET",
     "DEFAULT_MODE",
     "DEFAULT_VOLATILE",
     "FORMAT_VERSION",
@@ -66,6 +74,7 @@ __all__ = [
     "KEPT_RESPONSE_HEADERS",
     "LOOPBACK_HOSTS",
     "MATCH_ON",
+    "MAX_BODY_BYTES",
     "MIN_SECRET_LENGTH",
     "MODES",
     "REDACTED",
@@ -81,6 +90,7 @@ __all__ = [
     "MatchingCassette",
     "NetworkGuard",
     "Scrubber",
+    "Secret",
     "SecretFinding",
     "areplay_foreign",
     "block_network",

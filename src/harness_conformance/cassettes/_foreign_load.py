@@ -24,6 +24,11 @@ bytes). What a client would then receive is decoded into plain values:
   decoded by its serializer first, so structured JSON bodies and SSE event lists come
   back as the bytes that were recorded.
 
+The file is untrusted: YAML is loaded within the alias budget and depth of
+`harness_conformance._yaml_text`, compressed bodies within the decoded size limit of
+`harness_conformance.cassettes._decompress`, JSON nested too deeply to read and request
+URLs that do not parse are refused.
+
 A file that cannot be read this way raises `CassetteError` with code
 ``CASSETTE_CORRUPT`` naming the file, the line when it is known, the interaction
 index and what is wrong; a missing file raises ``CASSETTE_MISSING``.
@@ -31,18 +36,20 @@ index and what is wrong; a missing file raises ``CASSETTE_MISSING``.
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
-import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NoReturn
+from urllib.parse import urlsplit
 
 import yaml
 
+from .._json_text import JsonTextError, parse_json
+from .._yaml_text import YamlTextError, compose_yaml, load_yaml
 from ..errors import CassetteError
+from ._decompress import BodyTooLarge, decompress
+from ._format import VCR_YAML_LOADER
 
 __all__ = ["BodyKind", "Interaction", "load_foreign_cassette", "parse_sse"]
 
@@ -88,8 +95,24 @@ class Interaction:
         return isinstance(self.request_body, dict) and self.request_body.get("stream") is True
 
 
+_NOT_JSON = object()
+
+
+def _json_or_not(text: str) -> Any:
+    """The JSON value of ``text``, or `_NOT_JSON`; JSON nested too deeply to read raises
+    `JsonTextError` (the one failure of `parse_json` on text that has no line)."""
+    try:
+        return parse_json(text)
+    except JsonTextError as exc:
+        if exc.line is None:
+            raise
+        return _NOT_JSON
+
+
 def parse_sse(text: str) -> tuple[tuple[Any, ...], bool]:
-    """The ``data:`` payloads of an event-stream body and whether ``[DONE]`` arrived."""
+    """The ``data:`` payloads of an event-stream body and whether ``[DONE]`` arrived.
+
+    A payload nested too deeply to read raises `JsonTextError` (a ``ValueError``)."""
     payloads: list[Any] = []
     data: list[str] = []
     for line in [*_LINE_BREAK.split(text), ""]:
@@ -104,10 +127,8 @@ def parse_sse(text: str) -> tuple[tuple[Any, ...], bool]:
         data = []
         if payload.startswith("[DONE]"):
             return tuple(payloads), True
-        try:
-            payloads.append(json.loads(payload))
-        except ValueError:
-            payloads.append(payload)
+        value = _json_or_not(payload)
+        payloads.append(payload if value is _NOT_JSON else value)
     return tuple(payloads), False
 
 
@@ -125,9 +146,8 @@ class _Reader:
     def _tree(self) -> yaml.Node | None:
         if not self._composed:
             self._composed = True
-            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
             try:
-                self._root = yaml.compose(self.text, Loader=loader)
+                self._root = compose_yaml(self.text)
             except yaml.YAMLError:
                 self._root = None
         return self._root
@@ -183,16 +203,18 @@ class _Reader:
     # -- the document -----------------------------------------------------------------
 
     def document(self) -> Any:
-        from vcr.serializers import jsonserializer, yamlserializer  # type: ignore[import-untyped]
-
         if self.path.suffix.lower() == ".json":
             try:
-                return jsonserializer.deserialize(self.text)
-            except ValueError as exc:
-                line = exc.lineno if isinstance(exc, json.JSONDecodeError) else None
-                self.fail(f"not valid JSON ({exc})", line=line)
+                return parse_json(self.text)
+            except JsonTextError as exc:
+                self.fail(
+                    f"not valid JSON ({exc.problem.removeprefix('not JSON: ')})", line=exc.line
+                )
         try:
-            document = yamlserializer.deserialize(self.text)
+            document = load_yaml(self.text, loader=VCR_YAML_LOADER)
+        except YamlTextError as exc:
+            mark = exc.problem_mark
+            self.fail(str(exc.problem), line=None if mark is None else mark.line + 1)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = None if mark is None else mark.line + 1
@@ -233,6 +255,14 @@ class _Reader:
             self.fail(
                 "the request needs a 'method' and a 'uri' string", index=index, keys=["request"]
             )
+        try:
+            urlsplit(uri).port  # noqa: B018 - reading the port checks it
+        except ValueError as exc:
+            self.fail(
+                f"the request uri {uri!r} is not a valid URL ({exc})",
+                index=index,
+                keys=["request", "uri"],
+            )
         status = self._mapping(response.get("status"), index, ["response", "status"]).get("code")
         if not isinstance(status, int) or isinstance(status, bool):
             self.fail(
@@ -253,7 +283,10 @@ class _Reader:
                 )
             keys: list[str | int] = ["response", "body", "string"]
             raw = self._decoded(holder["string"], headers, index, keys)
-            kind, body, done = _classify(raw, headers.get("content-type", ""))
+            try:
+                kind, body, done = _classify(raw, headers.get("content-type", ""))
+            except JsonTextError as exc:
+                self.fail(f"the response body is unreadable: {exc.problem}", index=index, keys=keys)
         return Interaction(
             index=index,
             method=method.upper(),
@@ -277,9 +310,12 @@ class _Reader:
         if raw is None or not raw.strip():
             return None
         try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
+            value = _json_or_not(raw)
+        except JsonTextError as exc:
+            self.fail(
+                f"the request body is unreadable: {exc.problem}", index=index, keys=["request"]
+            )
+        return raw if value is _NOT_JSON else value
 
     def _decoded(
         self, raw: object, headers: Mapping[str, str], index: int, keys: list[str | int]
@@ -291,8 +327,10 @@ class _Reader:
         encodings = [e.strip().lower() for e in headers.get("content-encoding", "").split(",")]
         for encoding in reversed([e for e in encodings if e and e != "identity"]):
             try:
-                raw = _decompress(raw, encoding)
-            except (OSError, EOFError, zlib.error, ValueError) as exc:
+                raw = decompress(raw, encoding)
+            except BodyTooLarge as exc:
+                self.fail(str(exc), index=index, keys=keys)
+            except ValueError as exc:
                 self.fail(
                     f"the body says content-encoding {encoding} but does not decode ({exc})",
                     index=index,
@@ -308,24 +346,6 @@ def _a(value: object) -> str:
     """``value``'s type with an article: ``an int``, ``a list``."""
     name = type(value).__name__
     return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
-
-
-def _decompress(raw: bytes, encoding: str) -> bytes:
-    if encoding in ("gzip", "x-gzip"):
-        return gzip.decompress(raw)
-    if encoding == "deflate":
-        try:
-            return zlib.decompress(raw)
-        except zlib.error:
-            return zlib.decompress(raw, -zlib.MAX_WBITS)
-    if encoding == "br":
-        try:
-            import brotli  # type: ignore[import-untyped, import-not-found, unused-ignore]
-        except ImportError:
-            raise ValueError("install the brotli package to read brotli bodies") from None
-        result: bytes = brotli.decompress(raw)
-        return result
-    raise ValueError(f"unknown content-encoding {encoding!r}")
 
 
 def _headers(raw: object) -> dict[str, str]:
@@ -351,10 +371,8 @@ def _classify(raw: str | bytes | None, content_type: str) -> tuple[BodyKind, Any
     ):
         payloads, done = parse_sse(raw)
         return "sse", payloads, done
-    try:
-        return "json", json.loads(raw), False
-    except ValueError:
-        return "text", raw, False
+    value = _json_or_not(raw)
+    return ("text", raw, False) if value is _NOT_JSON else ("json", value, False)
 
 
 def load_foreign_cassette(path: str | Path) -> list[Interaction]:

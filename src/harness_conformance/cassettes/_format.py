@@ -7,19 +7,17 @@ is vcrpy YAML plus a ``harness_conformance`` header (``format``, ``library``,
 are tagged mappings (JSON as structured YAML, server-sent events as event lists; see
 `harness_conformance.cassettes._sse`), compressed response bodies are decoded, and only
 the headers in `KEPT_REQUEST_HEADERS` and `KEPT_RESPONSE_HEADERS` are kept, with
-lower-case names. Loading gives back every body byte for byte. A document without the
-header is a stock vcrpy cassette and is passed through, with pydantic-ai
-``parsed_body`` entries turned back into bodies.
+lower-case names. Loading gives back every body byte for byte, within the limits on
+outside data (YAML aliases and depth, decoded body size, request URLs that parse). A
+document without the header is a stock vcrpy cassette and is passed through, with
+pydantic-ai ``parsed_body`` entries turned back into bodies.
 """
 
 from __future__ import annotations
 
 import copy
-import gzip
-import importlib
 import json
-import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -28,7 +26,9 @@ import yaml
 from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
 
 from .. import __version__
+from .._yaml_text import YamlTextError, compose_yaml, load_yaml
 from ..errors import CassetteError
+from ._decompress import ENCODINGS, BodyTooLarge, check_encoded, content_encodings, decompress
 from ._sse import BodyError, decode_body, encode_body
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "KEPT_REQUEST_HEADERS",
     "KEPT_RESPONSE_HEADERS",
     "SERIALIZER_NAME",
+    "VCR_YAML_LOADER",
     "decoded_response",
     "deserialize",
     "load_document",
@@ -56,6 +57,9 @@ KEPT_RESPONSE_HEADERS = frozenset(
 )
 """Response headers written to a cassette: the ones that change what a client does with
 the response. ``content-encoding`` is kept too while a body is still encoded."""
+
+VCR_YAML_LOADER: type[Any] = getattr(yamlserializer, "_CassetteLoader", yaml.SafeLoader)
+"""vcrpy's safe YAML loader (with the Python tags of stock cassettes), used via `load_yaml`."""
 
 _REPAIR = "Fix the file by hand, or delete it and record it again."
 
@@ -90,9 +94,10 @@ def _render(field: Field) -> str:
 
 
 def _mark_of(text: str, field: Field) -> yaml.Mark | None:
-    """Where the node at ``field`` starts, read with the pure-Python composer."""
+    """Where the node at ``field`` starts (lines and columns count characters in both
+    of PyYAML's composers; the C one is used when present)."""
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = compose_yaml(text)
     except yaml.YAMLError:
         return None
     mark = node.start_mark if node is not None else None
@@ -129,34 +134,26 @@ def _expect(value: Any, kind: type, field: Field, what: str) -> Any:
 # -- compressed bodies -------------------------------------------------------------------
 
 
-def _inflate(data: bytes) -> bytes:
-    try:
-        return zlib.decompress(data)
-    except zlib.error:
-        return zlib.decompress(data, -zlib.MAX_WBITS)
-
-
-def _unbrotli(data: bytes) -> bytes:
-    module = importlib.import_module("brotli")
-    try:
-        result: bytes = module.decompress(data)
-    except module.error as exc:
-        raise ValueError(f"not a brotli stream: {exc}") from exc
-    return result
-
-
-_DECODERS: Mapping[str, Callable[[bytes], bytes]] = {
-    "gzip": gzip.decompress,
-    "x-gzip": gzip.decompress,
-    "deflate": _inflate,
-    "br": _unbrotli,
-}
-
-
 def _values(value: Any) -> list[str]:
     if isinstance(value, list | tuple):
         return [str(item) for item in value]
     return [str(value)]
+
+
+def _check_encoded(response: Mapping[str, Any], field: Field) -> None:
+    """Refuse a response body a client would decode past the decoded size limit."""
+    try:
+        check_encoded(response)
+    except BodyTooLarge as exc:
+        raise _Corrupt(str(exc), (*field, "body")) from None
+
+
+def _check_uri(uri: str, field: Field) -> str:
+    try:
+        urlsplit(uri).port  # noqa: B018 - reading the port checks it
+    except ValueError as exc:
+        raise _Corrupt(f"the request uri {uri!r} is not a valid URL ({exc})", field) from None
+    return uri
 
 
 def decoded_response(response: Mapping[str, Any]) -> dict[str, Any]:
@@ -164,7 +161,9 @@ def decoded_response(response: Mapping[str, Any]) -> dict[str, Any]:
 
     Decoded layers leave ``content-encoding`` and ``content-length`` is set to the new
     size. A layer that cannot be decoded (brotli without the ``brotli`` package, a
-    damaged stream) stays, with the layers under it, and keeps its header.
+    damaged stream) stays, with the layers under it, and keeps its header. A body that
+    decodes to more than the decoded size limit raises `BodyTooLarge` (a ValueError;
+    see `harness_conformance.cassettes._decompress`).
     """
     result = copy.deepcopy(dict(response))
     headers, body = result.get("headers"), result.get("body")
@@ -173,20 +172,16 @@ def decoded_response(response: Mapping[str, Any]) -> dict[str, Any]:
     names = [name for name in headers if str(name).lower() == "content-encoding"]
     if not names:
         return result
-    encodings = [
-        token.strip().lower()
-        for name in names
-        for value in _values(headers[name])
-        for token in value.split(",")
-        if token.strip() and token.strip().lower() != "identity"
-    ]
+    encodings = content_encodings(headers)
     data = body["string"]
     data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     remaining = list(encodings)
-    while remaining and remaining[-1] in _DECODERS:
+    while remaining and remaining[-1] in ENCODINGS:
         try:
-            data = _DECODERS[remaining[-1]](data)
-        except (ImportError, OSError, EOFError, ValueError, zlib.error):
+            data = decompress(data, remaining[-1])
+        except BodyTooLarge:
+            raise
+        except ValueError:
             break  # this layer and the ones under it stay encoded, and say so
         remaining.pop()
     if encodings and len(remaining) == len(encodings):
@@ -308,10 +303,13 @@ def _load_interaction(item: Any, field: Field) -> dict[str, Any]:
     loaded_response["status"] = {"code": code, "message": message}
     loaded_response["headers"] = _load_headers(response.get("headers"), (*resp, "headers"))
     loaded_response["body"] = {"string": _load_body(response.get("body"), (*resp, "body"))}
+    _check_encoded(loaded_response, resp)
     return {
         "request": {
             "method": _expect(request.get("method"), str, (*req, "method"), "method"),
-            "uri": _expect(request.get("uri"), str, (*req, "uri"), "uri"),
+            "uri": _check_uri(
+                _expect(request.get("uri"), str, (*req, "uri"), "uri"), (*req, "uri")
+            ),
             "body": _load_body(request.get("body"), (*req, "body")),
             "headers": _load_headers(request.get("headers"), (*req, "headers")),
         },
@@ -333,6 +331,9 @@ def _stock(document: Mapping[str, Any]) -> dict[str, Any]:
         item = _expect(item, Mapping, field, "an interaction")
         request = dict(_expect(item.get("request"), Mapping, (*field, "request"), "request"))
         response = dict(_expect(item.get("response"), Mapping, (*field, "response"), "response"))
+        if isinstance(request.get("uri"), str):
+            _check_uri(request["uri"], (*field, "request", "uri"))
+        _check_encoded(response, (*field, "response"))
         if "parsed_body" in request:
             request["body"] = json.dumps(request.pop("parsed_body"))
         if "parsed_body" in response:
@@ -343,7 +344,9 @@ def _stock(document: Mapping[str, Any]) -> dict[str, Any]:
 
 def _parse(text: str) -> dict[str, Any]:
     try:
-        document = yamlserializer.deserialize(text)
+        document = load_yaml(text, loader=VCR_YAML_LOADER)
+    except YamlTextError as exc:
+        raise _Corrupt(str(exc.problem)) from exc
     except yaml.MarkedYAMLError as exc:
         raise _Corrupt(f"it is not valid YAML ({exc.problem})") from exc
     except yaml.YAMLError as exc:

@@ -3,9 +3,14 @@
 `block_network` patches the places where Python code opens connections or resolves
 names: ``socket.socket.connect``, ``socket.socket.connect_ex``,
 ``socket.create_connection``, ``socket.getaddrinfo``, ``socket.gethostbyname`` and
-``socket.gethostbyname_ex``. An attempt to reach a host outside ``allow_hosts``
-(loopback by default) raises `CassetteError` with code ``NETWORK_BLOCKED`` naming the
-host and port, and no packet is sent.
+``socket.gethostbyname_ex``. Beneath them an audit hook (`sys.addaudithook`) watches
+what the interpreter's socket module does whoever calls it, the private ``_socket``
+module and raw sockets included: connecting, sending to an address (UDP ``sendto``
+and ``sendmsg``, TCP Fast Open's ``sendto`` with ``MSG_FASTOPEN``), forward lookups
+and reverse ones (``gethostbyaddr``, ``getnameinfo``, and so ``getfqdn``). An attempt
+to reach a host outside ``allow_hosts`` (loopback by default) raises `CassetteError`
+with code ``NETWORK_BLOCKED`` naming the host and port, and no packet is sent. The
+audit hook cannot be removed once added; it does nothing while no guard is active.
 
 HTTP clients and SDKs often wrap transport failures in their own exceptions, and an
 agent loop turns any model failure into an error turn, so the error may never reach the
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -30,15 +36,24 @@ from typing import Any
 
 from ..errors import CassetteError
 
-__all__ = ["LOOPBACK_HOSTS", "NetworkGuard", "block_network", "exception_chain", "unreported"]
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "REPLAY_REASON",
+    "NetworkGuard",
+    "block_network",
+    "exception_chain",
+    "unreported",
+]
 
 LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "::1", "localhost")
 """The hosts a replay may still reach: the loopback addresses and ``localhost``."""
 
-_RECORD_HINT = (
-    "a replay must not reach the network; to record this exchange instead, run once "
-    "with --hc-record-mode=once (or rewrite) and the provider's API key in the environment"
+REPLAY_REASON = (
+    "while a cassette replays; a replay must not reach the network; to record this "
+    "exchange instead, run once with --hc-record-mode=once (or rewrite) and the "
+    "provider's API key in the environment"
 )
+"""What a refusal says by default, after the hosts that may be reached."""
 
 _Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -63,9 +78,9 @@ def _host_text(host: object) -> str:
 class NetworkGuard:
     """One active `block_network` block: what it allows and what it blocked."""
 
-    __slots__ = ("_addresses", "_names", "blocked")
+    __slots__ = ("_addresses", "_names", "blocked", "reason")
 
-    def __init__(self, allow_hosts: Iterable[str]) -> None:
+    def __init__(self, allow_hosts: Iterable[str], reason: str = REPLAY_REASON) -> None:
         hosts = list(allow_hosts)
         if isinstance(allow_hosts, str) or not all(isinstance(h, str) for h in hosts):
             raise TypeError("allow_hosts must be a sequence of host names or IP addresses")
@@ -73,6 +88,8 @@ class NetworkGuard:
         self._names = {h.lower().rstrip(".") for h in hosts if _as_ip(h) is None}
         self.blocked: list[CassetteError] = []
         """Every attempt this guard refused, oldest first."""
+        self.reason = reason
+        """Why the network is closed, as a refusal says it after the allowed hosts."""
 
     def allows(self, host: str) -> bool:
         """Whether ``host`` (a name or an IP address) may be contacted."""
@@ -96,10 +113,10 @@ def _check(host: object, port: object, action: str) -> None:
     if all(guard.allows(text) for guard in guards):
         return
     where = text if port in (None, "", 0) else f"{text}:{port}"
+    reason = next(guard.reason for guard in guards if not guard.allows(text))
     error = CassetteError(
         f"network blocked: {action} {where} was refused because only "
-        f"{', '.join(_allowed_summary(guards))} may be reached while a cassette replays; "
-        f"{_RECORD_HINT}",
+        f"{', '.join(_allowed_summary(guards))} may be reached {reason}",
         code="NETWORK_BLOCKED",
     )
     for guard in guards:
@@ -157,6 +174,36 @@ def _patched_gethostbyname(original: Callable[..., Any]) -> Callable[..., Any]:
     return gethostbyname
 
 
+def _sockaddr_event(args: tuple[Any, ...], action: str) -> None:
+    sock, address = args[0], args[1]
+    if getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6):
+        _check_address(address, action)
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    """Check the socket module's audit events while a guard is active."""
+    if not _active or not event.startswith("socket."):
+        return
+    if event == "socket.connect":
+        _sockaddr_event(args, "connecting to")
+    elif event in ("socket.sendto", "socket.sendmsg"):
+        _sockaddr_event(args, "sending to")
+    elif event == "socket.getaddrinfo":
+        if args[0] is not None:
+            _check(args[0], args[1], "resolving")
+    elif event == "socket.gethostbyname":
+        _check(args[0], None, "resolving")
+    elif event == "socket.gethostbyaddr":
+        _check(args[0], None, "looking up the name of")
+    elif event == "socket.getnameinfo":
+        address = args[0]
+        if isinstance(address, tuple) and address:
+            _check(address[0], None, "looking up the name of")
+
+
+_audit_installed = False
+
+
 _PATCHES: tuple[tuple[object, str, Callable[[Callable[..., Any]], Callable[..., Any]]], ...] = (
     (socket.socket, "connect", _patched_connect),
     (socket.socket, "connect_ex", _patched_connect),
@@ -168,6 +215,10 @@ _PATCHES: tuple[tuple[object, str, Callable[[Callable[..., Any]], Callable[..., 
 
 
 def _install() -> None:
+    global _audit_installed
+    if not _audit_installed:
+        sys.addaudithook(_audit)
+        _audit_installed = True
     for owner, name, wrap in _PATCHES:
         # The class attribute may be inherited (socket.socket.connect comes from the
         # C base class); remember whether it was the owner's own so exit restores it.
@@ -185,7 +236,9 @@ def _uninstall() -> None:
 
 
 @contextmanager
-def block_network(allow_hosts: Iterable[str] = LOOPBACK_HOSTS) -> Iterator[NetworkGuard]:
+def block_network(
+    allow_hosts: Iterable[str] = LOOPBACK_HOSTS, *, reason: str = REPLAY_REASON
+) -> Iterator[NetworkGuard]:
     """Refuse every connection and name lookup outside ``allow_hosts`` inside the block.
 
     ``allow_hosts`` holds host names (compared case-insensitively) and IP addresses
@@ -195,9 +248,11 @@ def block_network(allow_hosts: Iterable[str] = LOOPBACK_HOSTS) -> Iterator[Netwo
     blocked, the first blocked error is raised on exit unless the block's own
     exception is or wraps one (see `unreported`); the block's exception, if any, is
     kept as its ``__context__``. So a client that swallowed the error cannot hide it.
-    Everything patched is restored on exit, also when the block raises.
+    Everything patched is restored on exit, also when the block raises. ``reason``
+    ends a refusal's message after the hosts that may be reached (`REPLAY_REASON` by
+    default).
     """
-    guard = NetworkGuard(allow_hosts)
+    guard = NetworkGuard(allow_hosts, reason)
     with _lock:
         if not _active:
             _install()

@@ -151,11 +151,11 @@ def _canonical_bytes(body: bytes, volatile: tuple[str, ...]) -> str:
     if not body.strip():
         return ""
     try:
-        value = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        return _canonical_value(json.loads(body), volatile)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        # Not JSON, or JSON nested too deeply to walk: compared as its text.
         text = body.decode("utf-8", "backslashreplace")
         return "(body is not JSON)\n" + text
-    return _canonical_value(value, volatile)
 
 
 def _canonical_value(value: object, volatile: tuple[str, ...]) -> str:
@@ -337,7 +337,7 @@ def _all_played(cassette: Any, live: Any) -> str:
 def _excerpt(request: Any) -> str:
     try:
         value = json.loads(_as_bytes(read_body(request)) or b"null")
-    except (UnicodeDecodeError, json.JSONDecodeError, TypeError):
+    except (UnicodeDecodeError, ValueError, TypeError, RecursionError):
         return "(body is not JSON)"
     messages = value.get("messages") if isinstance(value, dict) else None
     if isinstance(messages, list) and messages:

@@ -154,6 +154,9 @@ class _FreshStart:
         self._persister = persister
 
     def load_cassette(self, cassette_path: str, serializer: Any) -> Any:
+        remember = getattr(self._persister, "remember", None)
+        if remember is not None:
+            remember(cassette_path, serializer)  # to keep what others save meanwhile
         raise CassetteNotFoundError(cassette_path)
 
     def save_cassette(self, cassette_path: str, cassette_dict: Any, serializer: Any) -> None:

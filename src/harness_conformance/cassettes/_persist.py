@@ -8,6 +8,14 @@ disk, and is renamed over the cassette, so a crash leaves the old file or the ne
 never half of one, and no temporary file. Loading reads our format or stock vcrpy
 cassettes; a damaged file raises ``CASSETTE_CORRUPT`` naming it.
 
+Saves of one cassette never overlap, even across processes (`cassette_lock`), and a
+save never drops what another process saved meanwhile: the persister remembers the
+interactions a cassette held when it was opened, and when the file on disk has changed
+since, the interactions other writers added are kept after this writer's own. A file
+changed meanwhile into something unreadable is not overwritten: ``CASSETTE_CORRUPT``
+names it, and nothing is written. Loading and saving also delete stale temporary files
+left beside the cassettes by a save that was killed (`remove_stale_temporaries`).
+
 `configure_vcr` sets a ``vcr.VCR`` up so that every cassette it writes goes through all
 of this, whatever else the caller configured; `make_vcr` builds one.
 """
@@ -24,11 +32,18 @@ import vcr  # type: ignore[import-untyped]
 from vcr.persisters.filesystem import CassetteNotFoundError  # type: ignore[import-untyped]
 from vcr.request import Request  # type: ignore[import-untyped]
 from vcr.serialize import serialize as vcr_serialize  # type: ignore[import-untyped]
-from vcr.serializers import compat  # type: ignore[import-untyped]
+from vcr.serializers import (  # type: ignore[import-untyped]
+    compat,
+    jsonserializer,
+    yamlserializer,
+)
 
+from .._json_text import parse_json
+from .._yaml_text import load_yaml
 from ..errors import CassetteError
 from . import _format
-from ._secrets import SECRET_HEADERS, Scrubber, refuse_secrets
+from ._file_lock import cassette_lock, remove_stale_temporaries
+from ._secrets import SECRET_HEADERS, Scrubber, Secret, refuse_secrets
 
 __all__ = [
     "CassettePersister",
@@ -82,14 +97,17 @@ class CassettePersister:
     loading a missing file raises ``CassetteError(code="CASSETTE_MISSING")``.
     """
 
-    def __init__(self, *, secrets: Iterable[str] = (), allow_missing: bool = True) -> None:
+    def __init__(self, *, secrets: Iterable[str | Secret] = (), allow_missing: bool = True) -> None:
         self.scrubber = Scrubber(secrets)
         self.allow_missing = allow_missing
+        self._opened: dict[str, bytes] = {}
 
     def load_cassette(self, cassette_path: str | os.PathLike[str], serializer: Any) -> Any:
         """``(requests, responses)``, plus vcrpy metadata when the cassette has some."""
         path = Path(cassette_path)
+        remove_stale_temporaries(path.parent)
         data = path.read_bytes() if path.is_file() else b""
+        self._opened[_key(path)] = data
         if not data.strip():
             if self.allow_missing:
                 raise CassetteNotFoundError(f"cassette {path} does not exist yet")
@@ -110,11 +128,14 @@ class CassettePersister:
                 code="CASSETTE_CORRUPT",
                 path=str(path),
             ) from exc
-        if serializer is _format:
-            document = _format.load_document(text, path=str(path))
-        else:
-            document = _foreign_serializer_load(serializer, text, path)
-        return _to_vcr(document, path)
+        return _to_vcr(_document(serializer, text, path), path)
+
+    def remember(self, cassette_path: str | os.PathLike[str], serializer: Any) -> None:
+        """Note what ``cassette_path`` holds now without loading it for vcrpy (a cassette
+        recorded from scratch), so that a later save keeps what others add meanwhile."""
+        path = Path(cassette_path)
+        remove_stale_temporaries(path.parent)
+        self._opened[_key(path)] = path.read_bytes() if path.is_file() else b""
 
     def save_cassette(
         self,
@@ -122,11 +143,74 @@ class CassettePersister:
         cassette_dict: Mapping[str, Any],
         serializer: Any,
     ) -> None:
-        """Scrub, serialize, scan and write atomically; nothing is written on failure."""
+        """Scrub, merge what others saved meanwhile, serialize, scan and write
+        atomically, holding the cassette's lock; nothing is written on failure."""
+        path = Path(cassette_path)
         scrubbed = self.scrubber.scrub_cassette(cassette_dict)
-        text = vcr_serialize(scrubbed, serializer)
-        refuse_secrets(text, path=str(cassette_path), secrets=self.scrubber.secrets)
-        write_atomically(cassette_path, text)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with cassette_lock(path):
+            remove_stale_temporaries(path.parent, held=path)
+            scrubbed = self._merged(path, scrubbed, serializer)
+            text = vcr_serialize(scrubbed, serializer)
+            refuse_secrets(text, path=str(cassette_path), secrets=self.scrubber.secrets)
+            write_atomically(path, text)
+            self._opened[_key(path)] = text.encode("utf-8")
+
+    def _merged(self, path: Path, scrubbed: dict[str, Any], serializer: Any) -> dict[str, Any]:
+        """``scrubbed`` plus the interactions other writers saved since it was opened."""
+        opened = self._opened.get(_key(path))
+        data = path.read_bytes() if path.is_file() else b""
+        if opened is None or data == opened or not data.strip():
+            return scrubbed
+        try:
+            current = _interactions_of(serializer, data, path)
+        except CassetteError as exc:
+            raise CassetteError(
+                f"cassette {path} was changed by another process after this one opened it "
+                f"and cannot be read now ({exc}), so the interactions recorded here cannot "
+                "be merged into it; nothing was written. Fix or delete the file and record "
+                "again.",
+                code="CASSETTE_CORRUPT",
+                path=str(path),
+            ) from exc
+        try:
+            before = _interactions_of(serializer, opened, path)
+        except CassetteError:
+            before = []  # it was damaged when opened: whatever it holds now is new
+        added = [item for item in current if item not in before]
+        if not added:
+            return scrubbed
+        requests, responses, *_ = _to_vcr({"interactions": added}, path)
+        return {
+            **scrubbed,
+            "requests": [*scrubbed["requests"], *requests],
+            "responses": [*scrubbed["responses"], *responses],
+        }
+
+
+def _key(path: Path) -> str:
+    return os.path.normcase(os.path.realpath(path))
+
+
+def _document(serializer: Any, text: str, path: Path) -> Any:
+    if serializer is _format:
+        return _format.load_document(text, path=str(path))
+    document = _foreign_serializer_load(serializer, text, path)
+    if not isinstance(document, Mapping) or not isinstance(document.get("interactions"), list):
+        raise _corrupt(path, "", "it has no list of interactions")
+    return document
+
+
+def _interactions_of(serializer: Any, data: bytes, path: Path) -> list[Any]:
+    """The interactions of a cassette file's bytes (none when it is empty)."""
+    if not data.strip():
+        return []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = f"it is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        raise _corrupt(path, "", problem) from exc
+    return list(_document(serializer, text, path)["interactions"])
 
 
 def _corrupt(path: Path, where: str, problem: object) -> CassetteError:
@@ -139,8 +223,13 @@ def _corrupt(path: Path, where: str, problem: object) -> CassetteError:
 
 
 def _foreign_serializer_load(serializer: Any, text: str, path: Path) -> Any:
-    """A document read by a serializer other than ours (vcrpy's ``yaml`` or ``json``)."""
+    """A document read by a serializer other than ours (vcrpy's ``yaml`` or ``json``);
+    vcrpy's own two are read with the same bounds as ours."""
     try:
+        if serializer is yamlserializer:
+            return load_yaml(text, loader=_format.VCR_YAML_LOADER)
+        if serializer is jsonserializer:
+            return parse_json(text)
         return serializer.deserialize(text)
     except CassetteError:
         raise
@@ -173,7 +262,7 @@ def _chain(existing: Any, hook: Callable[[Any], Any]) -> tuple[Callable[[Any], A
 
 
 def configure_vcr(
-    vcr_instance: Any, *, secrets: Iterable[str] = (), allow_missing: bool = True
+    vcr_instance: Any, *, secrets: Iterable[str | Secret] = (), allow_missing: bool = True
 ) -> Any:
     """Route every cassette of ``vcr_instance`` through our format and scrubbing.
 
@@ -203,6 +292,8 @@ def configure_vcr(
     return vcr_instance
 
 
-def make_vcr(*, secrets: Iterable[str] = (), allow_missing: bool = True, **options: Any) -> Any:
+def make_vcr(
+    *, secrets: Iterable[str | Secret] = (), allow_missing: bool = True, **options: Any
+) -> Any:
     """A new ``vcr.VCR(**options)`` passed through `configure_vcr`."""
     return configure_vcr(vcr.VCR(**options), secrets=secrets, allow_missing=allow_missing)

@@ -103,7 +103,7 @@ def parse_json(text: str) -> tuple[Any, str] | None:
     body = text[:-1] if newline else text
     try:
         value = json.loads(body, parse_constant=_reject_constant)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if _SURROGATE_ESCAPE.search(body):
         try:

@@ -1,0 +1,189 @@
+"""Compressed bodies decoded with a cap on what they may expand to.
+
+A recorded body that says ``content-encoding: gzip`` (or ``deflate``, ``br``) is
+decoded as an HTTP client would. A small body can decode to gigabytes (a gzip stream
+of zeros shrinks about a thousand times, and layers multiply), so `decompress` works
+incrementally and stops as soon as the output would pass the cap: `MAX_BODY_BYTES`
+(64 MiB) by default, raised per call with ``limit=`` or for the process with the
+``HARNESS_CONFORMANCE_MAX_BODY_BYTES`` environment variable. Passing the cap raises
+`BodyTooLarge`; a stream that is damaged or cut short raises ``ValueError`` (as
+``zlib.error``, ``EOFError`` and ``brotli.error`` are turned into), so a caller has
+two errors to name, both ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = [
+    "ENCODINGS",
+    "MAX_BODY_BYTES",
+    "MAX_BODY_BYTES_ENV",
+    "BodyTooLarge",
+    "check_encoded",
+    "content_encodings",
+    "decompress",
+    "max_body_bytes",
+]
+
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""The most bytes one body may decode to (64 MiB)."""
+
+MAX_BODY_BYTES_ENV = "HARNESS_CONFORMANCE_MAX_BODY_BYTES"
+"""The environment variable that replaces `MAX_BODY_BYTES` for the whole process."""
+
+ENCODINGS = ("gzip", "x-gzip", "deflate", "br")
+"""The content-encodings `decompress` reads."""
+
+_CHUNK = 64 * 1024
+_BROTLI_STEP = 256  # input fed at a time when the brotli package cannot cap its output
+
+
+class BodyTooLarge(ValueError):
+    """A compressed body that decodes to more than the cap."""
+
+    def __init__(self, encoding: str, limit: int) -> None:
+        self.encoding, self.limit = encoding, limit
+        super().__init__(
+            f"the {encoding} body decodes to more than the decoded size limit of "
+            f"{limit:,} bytes; if the cassette is trusted, raise the limit with the "
+            f"{MAX_BODY_BYTES_ENV} environment variable"
+        )
+
+
+def max_body_bytes(limit: int | None = None, env: Mapping[str, str] = os.environ) -> int:
+    """``limit`` when given, else ``HARNESS_CONFORMANCE_MAX_BODY_BYTES``, else
+    `MAX_BODY_BYTES`. A value that is not a positive integer raises ValueError."""
+    source = "limit"
+    if limit is None:
+        raw = env.get(MAX_BODY_BYTES_ENV, "").strip()
+        if not raw:
+            return MAX_BODY_BYTES
+        source = MAX_BODY_BYTES_ENV
+        try:
+            limit = int(raw.replace("_", ""))
+        except ValueError:
+            limit = 0
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"{source} must be a positive integer, not {limit!r}")
+    return limit
+
+
+class _Output:
+    def __init__(self, encoding: str, limit: int) -> None:
+        self.parts: list[bytes] = []
+        self.size, self.encoding, self.limit = 0, encoding, limit
+
+    def room(self) -> int:
+        """How much more may be read at once: one byte past the cap shows it is passed."""
+        return self.limit - self.size + 1
+
+    def add(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.limit:
+            raise BodyTooLarge(self.encoding, self.limit)
+        self.parts.append(data)
+
+
+def _inflate(data: bytes, wbits: int, out: _Output, members: bool) -> None:
+    """Inflate ``data`` (several concatenated members when ``members``) into ``out``."""
+    while not (members and not data):
+        stream = zlib.decompressobj(wbits)
+        pending = data
+        while pending and not stream.eof:
+            out.add(stream.decompress(pending, min(out.room(), _CHUNK)))
+            pending = stream.unconsumed_tail
+        while not stream.eof:
+            chunk = stream.decompress(b"", min(out.room(), _CHUNK))
+            if not chunk:
+                raise EOFError("the compressed data ends before its end-of-stream marker")
+            out.add(chunk)
+        if not members:
+            return
+        data = stream.unused_data.lstrip(b"\0")  # zero padding may follow a member
+
+
+def _unbrotli(data: bytes, out: _Output) -> None:
+    try:
+        module: Any = importlib.import_module("brotli")
+    except ImportError:
+        raise ValueError("install the brotli package to read brotli bodies") from None
+    stream = module.Decompressor()
+    try:
+        if hasattr(stream, "can_accept_more_data"):
+            out.add(stream.process(data, output_buffer_limit=min(out.room(), _CHUNK)))
+            while not stream.is_finished():
+                chunk = stream.process(b"", output_buffer_limit=min(out.room(), _CHUNK))
+                if not chunk and stream.can_accept_more_data():
+                    break
+                out.add(chunk)
+        else:
+            for start in range(0, len(data), _BROTLI_STEP):
+                out.add(stream.process(data[start : start + _BROTLI_STEP]))
+    except module.error as exc:
+        raise ValueError(f"not a brotli stream ({exc or 'damaged data'})") from None
+    if not stream.is_finished():
+        raise EOFError("the brotli data ends before the end of its stream")
+
+
+def decompress(data: bytes, encoding: str, *, limit: int | None = None) -> bytes:
+    """``data`` decoded from one content-encoding layer (``gzip``, ``x-gzip``,
+    ``deflate`` as zlib or raw deflate, ``br``), at most ``limit`` bytes (see
+    `max_body_bytes`). Raises `BodyTooLarge` past the cap and ``ValueError`` for an
+    unknown encoding or damaged data."""
+    out = _Output(encoding, max_body_bytes(limit))
+    try:
+        if encoding in ("gzip", "x-gzip"):
+            _inflate(data, 16 + zlib.MAX_WBITS, out, members=True)
+        elif encoding == "deflate":
+            try:
+                _inflate(data, zlib.MAX_WBITS, out, members=False)
+            except zlib.error:
+                out = _Output(encoding, out.limit)
+                _inflate(data, -zlib.MAX_WBITS, out, members=False)
+        elif encoding == "br":
+            _unbrotli(data, out)
+        else:
+            raise ValueError(f"unknown content-encoding {encoding!r}")
+    except (zlib.error, EOFError) as exc:
+        raise ValueError(f"not a valid {encoding} stream ({exc})") from None
+    return b"".join(out.parts)
+
+
+def content_encodings(headers: Mapping[Any, Any]) -> list[str]:
+    """The content-encoding layers of vcrpy-style ``headers`` (any name case, a value or
+    a list of values), outermost last, without ``identity``."""
+    values: list[str] = []
+    for name, value in headers.items():
+        if str(name).lower() == "content-encoding":
+            listed: Sequence[Any] = value if isinstance(value, list | tuple) else [value]
+            values += [str(item) for item in listed]
+    return [
+        token.strip().lower()
+        for value in values
+        for token in value.split(",")
+        if token.strip() and token.strip().lower() != "identity"
+    ]
+
+
+def check_encoded(response: Mapping[str, Any], *, limit: int | None = None) -> None:
+    """Raise `BodyTooLarge` when a vcrpy response's body, still compressed, decodes to
+    more than the limit. A layer that does not decode is left for the client to report."""
+    headers, body = response.get("headers"), response.get("body")
+    if not isinstance(headers, Mapping) or not isinstance(body, Mapping):
+        return
+    data = body.get("string")
+    if not isinstance(data, str | bytes):
+        return
+    data = data.encode("utf-8") if isinstance(data, str) else data
+    for encoding in reversed(content_encodings(headers)):
+        try:
+            data = decompress(data, encoding, limit=limit)
+        except BodyTooLarge:
+            raise
+        except ValueError:
+            return
