@@ -1,7 +1,8 @@
 """The ``record`` command: run prompts or a scenario file against a live model into a cassette.
 
 The API key is read from the environment only (``--api-key-env`` names the variable),
-so it never shows in a shell history or a process list; the cassette is scrubbed of it.
+so it never shows in a shell history or a process list. It is held as a `Secret`; the
+cassette, the ``--log`` session log and the summary lines printed are scrubbed of it.
 The scenario format and the recording itself are in `harness_conformance._scenario`.
 """
 
@@ -14,7 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ._cli_output import UsageError, plural
+from ._cli_report import real_path
+from ._redact import Redactor
 from ._scenario import Recording, load_scenario, record_scenario, scenario_from_prompts
+from ._secret import Secret, declared_secrets
 from .errors import CassetteError
 from .models._openai_compat import DEEPSEEK_BASE_URL
 
@@ -50,23 +54,70 @@ def _summary(recording: Recording) -> list[str]:
     return lines
 
 
+def _check_writable(path: Path, option: str) -> None:
+    """Refuse, before any model call, an output path that cannot be written: one below a
+    file, or in a folder that is not writable. Missing folders are created by the run."""
+    if path.exists() and not path.is_file():
+        raise UsageError(
+            f"cannot write {option} {path}: it is not a regular file (a device or a pipe); "
+            "name a file"
+        )
+    folder = path.parent
+    while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(
+            f"cannot write {option} {path}: {folder} is not a folder; choose another path"
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"cannot write {option} {path}: the folder {folder} is not writable; choose "
+            "another path or change the folder's permissions"
+        )
+
+
+def _with_folder(log: Path | None) -> Path | None:
+    """``log``, its folder created (as the cassette's is) so the log can be written."""
+    if log is not None:
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the folder of --log {log}: {exc.strerror}") from exc
+    return log
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.scenario is not None and args.prompt:
         raise UsageError("give a scenario file or --prompt, not both")
     if args.scenario is None and not args.prompt:
         raise UsageError("give a scenario file or at least one --prompt")
+    for number, prompt in enumerate(args.prompt, 1):
+        if not prompt.strip():
+            raise UsageError(f"--prompt {number} is empty; give the text to send")
     target = Path(args.output)
     if target.is_dir():
         raise UsageError(f"{target} is a folder; give the cassette file to write with -o")
     if target.exists() and not args.force:
         raise UsageError(f"{target} already exists; pass --force to record over it")
+    _check_writable(target, "-o")
+    log = None if args.log is None else Path(args.log)
+    if log is not None:
+        if log.is_dir():
+            raise UsageError(f"{log} is a folder; give the session log file to write with --log")
+        if real_path(log) == real_path(target):
+            raise UsageError(f"--log {log} is the cassette's path; give the log its own file")
+        _check_writable(log, "--log")
+    if args.scenario is not None:
+        source = Path(args.scenario)
+        if source.exists() and not source.is_file():
+            raise UsageError(f"scenario file {source} is not a file; give a YAML or JSON file")
     scenario = (
         load_scenario(args.scenario)
         if args.scenario is not None
         else scenario_from_prompts(args.prompt)
     )
-    key = os.environ.get(args.api_key_env, "")
-    if not key.strip():
+    key = Secret(os.environ.get(args.api_key_env, ""))
+    if not key.reveal().strip():
         raise UsageError(
             f"the environment variable {args.api_key_env} is not set; export the API key "
             "there (or name another variable with --api-key-env)"
@@ -79,15 +130,16 @@ def _run(args: argparse.Namespace) -> int:
             base_url=args.base_url or scenario.base_url or DEEPSEEK_BASE_URL,
             api_key=key,
             invariants=args.invariants,
-            log=args.log,
+            log=_with_folder(log),
         )
     except CassetteError as exc:
         raise UsageError(f"{exc} [{exc.code}] No cassette was written at {target}.") from exc
     except KeyboardInterrupt:
         print(f"interrupted: no cassette was written at {target}", file=sys.stderr)
         return 130
+    redactor = Redactor(declared_secrets([key]))
     for line in _summary(recording):
-        print(line)
+        print(redactor.text(line))
     return 1 if recording.error_codes or recording.violations else 0
 
 

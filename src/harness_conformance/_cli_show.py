@@ -7,16 +7,21 @@ else is replayed as a cassette with `replay_foreign`. The timeline goes to stand
 output as text; with ``--html`` it is written to FILE as one self-contained page
 (written atomically) and standard output gets the totals. Like ``check-log``, ``show``
 is a check: the exit status is 1 when the shown sessions break an invariant, 0 when
-they do not, and 2 for bad input.
+they do not, and 2 for bad input. No output shows a declared key (the values of
+``DEEPSEEK_API_KEY`` and ``OPENAI_API_KEY``): each is replaced with ``<redacted>``.
 """
 
 from __future__ import annotations
 
 import argparse
+from html import escape
 from pathlib import Path
 from typing import Any
 
 from ._cli_output import UsageError
+from ._cli_report import unreadable
+from ._redact import Redactor
+from ._secret import REDACTED, declared_secrets
 from ._timeline import timeline_of_log, timeline_of_replay
 from ._timeline_html import render_html
 from ._timeline_model import Timeline
@@ -32,6 +37,11 @@ __all__ = ["add_show", "load_timeline"]
 
 def load_timeline(path: Path, profile: str) -> Timeline:
     """Read and check ``path``; raises `UsageError` naming the file when it cannot."""
+    if path.is_symlink() and not path.exists():
+        raise UsageError(
+            f"{path}: a symbolic link that leads nowhere (a loop, or a missing target); "
+            "fix or remove the link"
+        )
     if not path.exists():
         raise UsageError(
             f"{path}: no such file; give a cassette (.yaml, .json) or a session log (.jsonl)"
@@ -47,6 +57,8 @@ def load_timeline(path: Path, profile: str) -> Timeline:
         raise UsageError(str(exc)) from exc
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    except Exception as exc:  # the last line of defence: one line, never a traceback
+        raise UsageError(unreadable(path, exc)) from None
 
 
 def _select(timeline: Timeline, number: int | None) -> None:
@@ -63,18 +75,27 @@ def _select(timeline: Timeline, number: int | None) -> None:
 def _run(args: argparse.Namespace) -> int:
     timeline = load_timeline(Path(args.path), args.invariants)
     _select(timeline, args.session)
+    # The timeline's events are scrubbed already; this pass catches what the checks
+    # and the replay wrote around them (violation messages, notes, prompts).
+    secrets = declared_secrets()
     if args.html is None:
-        print(render_text(timeline), end="")
+        print(Redactor(secrets).text(render_text(timeline)), end="")
     else:
         target = Path(args.html)
         if not target.parent.is_dir():
             raise UsageError(f"{target}: the folder {target.parent} does not exist; create it")
-        page = render_html(timeline)
+        if target.exists() and not target.is_file():
+            raise UsageError(
+                f"{target}: not a regular file (a folder, device or pipe); name a file"
+            )
+        page = Redactor(secrets, escape(REDACTED)).text(render_html(timeline))
+        page = page.encode("utf-8", "backslashreplace").decode("utf-8")  # lone surrogates
         try:
             write_atomically(target, page)
         except OSError as exc:
             raise UsageError(f"{target}: cannot be written ({exc.strerror or exc})") from exc
-        print(f"{timeline.kind} {timeline.source}: {totals_line(timeline.totals())}")
+        totals = f"{timeline.kind} {timeline.source}: {totals_line(timeline.totals())}"
+        print(Redactor(secrets).text(totals))
         print(f"wrote {target} ({len(page.encode('utf-8'))} bytes)")
     return 1 if timeline.totals().violations else 0
 

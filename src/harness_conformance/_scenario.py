@@ -42,6 +42,10 @@ import anyio
 import yaml
 
 from ._cli_output import UsageError
+from ._redact import redact_events
+from ._scenario_values import long_integer_problem, read_json_int, value_problem
+from ._secret import Secret, declared_secrets
+from ._yaml_text import load_yaml
 from .agent import Agent, TurnResult
 from .cassettes import make_vcr, use_cassette
 from .errors import SchemaError
@@ -118,17 +122,21 @@ def _read_document(path: Path) -> object:
         raise UsageError(f"scenario file {path} cannot be read: {exc}") from exc
     if path.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            return json.loads(text, parse_int=read_json_int)
         except json.JSONDecodeError as exc:
             where = f"line {exc.lineno}, column {exc.colno}"
             raise _problem(path, where, f"not valid JSON ({exc.msg}); fix the syntax") from exc
+        except RecursionError:
+            raise _problem(path, "", "nested too deeply to read; flatten the file") from None
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text, loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise _problem(path, where, f"not valid YAML ({problem}); fix the syntax") from exc
+    except ValueError as exc:  # an integer too long to convert
+        raise _problem(path, *long_integer_problem(text, exc)) from None
 
 
 def _check_keys(path: Path, where: str, value: Mapping[Any, Any], allowed: Sequence[str]) -> None:
@@ -251,6 +259,8 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     document = _read_document(file)
     if not isinstance(document, Mapping):
         raise _problem(file, "", f"must hold one mapping with the keys {', '.join(_TOP_KEYS)}")
+    if (found := value_problem("", document)) is not None:
+        raise _problem(file, *found)
     _check_keys(file, "", document, _TOP_KEYS)
     prompts = document.get("prompts")
     if not isinstance(prompts, list) or not prompts:
@@ -346,7 +356,7 @@ def record_scenario(
     *,
     model: str,
     base_url: str,
-    api_key: str,
+    api_key: str | Secret,
     invariants: str = "strict",
     log: str | os.PathLike[str] | None = None,
 ) -> Recording:
@@ -355,7 +365,7 @@ def record_scenario(
     ``target`` is replaced only when the run completes; on any exception (an
     interruption included) nothing is left at or beside it. ``invariants`` is ``off``,
     ``seed`` or ``strict``; violations are collected, not raised. ``log`` also writes
-    the session log.
+    the session log, scrubbed of ``api_key`` and the other declared secrets.
     """
     path = Path(target)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -363,9 +373,10 @@ def record_scenario(
     checker = (
         InvariantChecker(invariants, raise_on_violation=False) if invariants != "off" else None
     )
-    client = OpenAICompatibleModel(model, base_url=base_url, api_key=api_key)
+    key = Secret(api_key)
+    client = OpenAICompatibleModel(model, base_url=base_url, api_key=key.reveal())
     try:
-        with use_cassette(make_vcr(secrets=[api_key]), temporary, mode="rewrite") as use:
+        with use_cassette(make_vcr(secrets=[key]), temporary, mode="rewrite") as use:
             results, events = anyio.run(_drive, scenario, client, checker)
             interactions = len(use.cassette.data)
         if not temporary.exists():
@@ -374,7 +385,7 @@ def record_scenario(
                 "the prompts and the base URL"
             )
         if log is not None:
-            write_session_log(log, events)
+            write_session_log(log, redact_events(events, declared_secrets([key])))
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)

@@ -12,6 +12,10 @@ The nodes live in `harness_conformance._timeline_model`. The builder is lenient,
 because a log with violations is exactly what it must show: a step outside a turn opens
 an implicit turn, an event outside a step lands on the turn or the session, a result
 without a call stands on its own.
+
+Every declared secret (the values of ``DEEPSEEK_API_KEY`` and ``OPENAI_API_KEY``) is
+replaced with ``<redacted>`` in the events before they are placed, a key cut across
+the chunks of a reply included.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ._redact import redact_events
+from ._secret import declared_secrets
 from ._timeline_model import (
     AssistantEntry,
     ChunkGroup,
@@ -210,7 +216,7 @@ def _build(
             violation
         )
     builder.at.pop(-1, None)
-    for event in events:
+    for event in redact_events(events, declared_secrets()):
         builder.add(event)
     placed = {id(v) for vs in builder.at.values() for v in vs}
     session.unplaced = [v for v in found if v.seq is None or id(v) in placed]
@@ -252,21 +258,22 @@ def timeline_of_log(
     log: SessionLog, violations: list[Violation], profile: str, source: str | Path
 ) -> Timeline:
     """The timeline of one session log and the violations `check_log` found in it."""
+    events = tuple(redact_events(log.events, declared_secrets()))
     prompts = tuple(
         blocks_text(event.content)
-        for event in log.events
+        for event in events
         if isinstance(event, UserMessageEvent)
         and isinstance(event.source, dict)
         and event.source.get("kind") == "user"
     )
     session = SessionTimeline(
         number=1,
-        model=_model_of(log.events),
+        model=_model_of(events),
         prompts=prompts,
         interactions=None,
-        events=len(log.events),
+        events=len(events),
     )
-    _build(session, log.events, violations)
+    _build(session, events, violations)
     return Timeline(
         source=str(source),
         kind="session log",

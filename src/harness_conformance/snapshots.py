@@ -7,6 +7,10 @@ is a syrupy extension that writes one readable, versioned ``.events.jsonl`` file
 snapshot: use it as ``snapshot.use_extension(EventLogSnapshot)``; ``pytest
 --snapshot-update`` refreshes it.
 
+Every declared secret (the values of `SECRET_ENV_VARS` and the extension's ``secrets``)
+is replaced with ``<redacted>`` in every string written, a key cut across the chunks of
+a reply included, in the spellings the cassette scrubber knows.
+
 `ValidationReportSnapshot` writes a tool's validation report (see
 `harness_conformance.standard.validation_report`) as one versioned ``.validation.txt``
 file per snapshot.
@@ -20,6 +24,8 @@ from typing import Any
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from ._normalize import normalize_events
+from ._redact import redact_events
+from ._secret import Secret, declared_secrets
 from .events import DurableEvent
 
 __all__ = ["SNAPSHOT_FORMAT", "EventLogSnapshot", "ValidationReportSnapshot", "normalize_events"]
@@ -43,13 +49,16 @@ class EventLogSnapshot(SingleFileSnapshotExtension):
 
     _write_mode = WriteMode.TEXT
     file_extension = "events.jsonl"
+    secrets: tuple[str | Secret, ...] = ()
+    """Keys to replace besides the `SECRET_ENV_VARS` values (set it in a subclass)."""
 
     def serialize(self, data: Any, **kwargs: Any) -> str:
         header = {"harness_conformance_snapshot": SNAPSHOT_FORMAT, "kind": "event-log"}
+        events = redact_events(_events_of(data), declared_secrets(self.secrets))
         lines = [json.dumps(header)]
         lines += [
             json.dumps(event, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
-            for event in normalize_events(_events_of(data))
+            for event in normalize_events(events)
         ]
         return "\n".join(lines) + "\n"
 

@@ -17,6 +17,7 @@ from harness_conformance.cassettes import (
     REDACTED,
     SECRET_ENV_VARS,
     Scrubber,
+    Secret,
     find_secrets,
     live_secrets,
     refuse_secrets,
@@ -47,14 +48,14 @@ def test_live_secrets_combine_given_values_and_the_environment(
 ) -> None:
     monkeypatch.setenv("DEEPSEEK_API_KEY", "deepseek-env-value-1234")
     monkeypatch.setenv("OPENAI_API_KEY", "short")
-    assert live_secrets([KEY, "tiny"]) == (KEY, "deepseek-env-value-1234")
+    assert live_secrets([KEY, "tiny"]) == (Secret(KEY), Secret("deepseek-env-value-1234"))
 
 
 def test_the_scrubber_reads_the_environment_when_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     scrubber = Scrubber()
     assert not scrubber.secrets
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    assert scrubber.secrets == (KEY,)
+    assert scrubber.secrets == (Secret(KEY),)
 
 
 def test_requests_lose_credential_headers_and_every_copy_of_the_key() -> None:

@@ -1,30 +1,27 @@
-"""Keeping credentials out of cassettes: a scrubber and a scanner.
+"""Keeping credentials out of cassettes: the scrubber's constants and the scanner.
 
-`Scrubber` removes the credential headers (`SECRET_HEADERS`) and replaces every
-occurrence of the live secret values, the ones it is given and the ones in the
-`SECRET_ENV_VARS` environment variables, with `REDACTED`: in header values, in the URI
-(query string included, percent-encoded forms too) and in bodies (JSON-escaped forms
-too). `find_secrets` then reads the text about to be written and reports anything that
-still looks like a credential; `refuse_secrets` turns findings into a
-``CASSETTE_SECRET`` error that says what and where, never the value itself.
+The `Scrubber` (in `harness_conformance.cassettes._scrub`) removes the credential
+headers and every declared secret. `find_secrets` then reads the text about to be
+written and reports anything that still looks like a credential: a key-shaped token,
+a declared secret in any spelling, or either of them cut across the deltas of a
+streamed reply. `refuse_secrets` turns findings into a ``CASSETTE_SECRET`` error that
+says what and where, never the value itself.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from io import BytesIO
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 import yaml
-from vcr.request import Request  # type: ignore[import-untyped]
 
+from .._redact import Redactor, crossing, text_streams
+from .._secret import MIN_SECRET_LENGTH, REDACTED, SECRET_ENV_VARS, Secret, declared_secrets
 from ..errors import CassetteError
-from ._format import decoded_response
+from ._scrub import SECRET_HEADERS, Scrubber
+from ._sse import sse_items
 
 __all__ = [
     "MIN_SECRET_LENGTH",
@@ -32,6 +29,7 @@ __all__ = [
     "SECRET_ENV_VARS",
     "SECRET_HEADERS",
     "Scrubber",
+    "Secret",
     "SecretFinding",
     "describe_findings",
     "find_secrets",
@@ -39,126 +37,10 @@ __all__ = [
     "refuse_secrets",
 ]
 
-REDACTED = "<redacted>"
-"""What every live secret value is replaced with."""
 
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "api-key",
-        "x-api-key",
-        "cookie",
-        "set-cookie",
-        "openai-organization",
-        "openai-project",
-    }
-)
-"""Headers dropped from every recorded request and response (names lower-case)."""
-
-SECRET_ENV_VARS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
-"""Environment variables whose values are scrubbed as live secrets when set."""
-
-MIN_SECRET_LENGTH = 8
-"""Shorter values are not scrubbed: replacing them would rewrite ordinary text."""
-
-
-def live_secrets(secrets: Iterable[str] = ()) -> tuple[str, ...]:
-    """The values to scrub: ``secrets`` plus the set `SECRET_ENV_VARS`, longest first."""
-    values = {value for value in secrets if isinstance(value, str)}
-    values.update(os.environ.get(name, "") for name in SECRET_ENV_VARS)
-    kept = (value for value in values if len(value) >= MIN_SECRET_LENGTH)
-    return tuple(sorted(kept, key=lambda value: (-len(value), value)))
-
-
-def _spellings(secret: str) -> list[str]:
-    """The forms a value takes in URIs and JSON text, each with its replacement."""
-    forms = {secret, quote(secret, safe=""), quote_plus(secret), json.dumps(secret)[1:-1]}
-    return sorted(forms, key=lambda form: (-len(form), form))
-
-
-def _replace(value: Any, forms: list[str]) -> Any:
-    """A copy of ``value`` with every form replaced in strings, bytes and containers."""
-    if isinstance(value, str):
-        for form in forms:
-            value = value.replace(form, REDACTED)
-        return value
-    if isinstance(value, bytes | bytearray):
-        data = bytes(value)
-        for form in forms:
-            data = data.replace(form.encode("utf-8"), REDACTED.encode("utf-8"))
-        return data
-    if isinstance(value, BytesIO):
-        return BytesIO(_replace(value.getvalue(), forms))
-    if isinstance(value, Mapping):
-        return {_replace(key, forms): _replace(item, forms) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_replace(item, forms) for item in value)
-    return value
-
-
-class Scrubber:
-    """Removes credentials from requests, responses and whole cassettes.
-
-    ``secrets`` are live values to replace; the `SECRET_ENV_VARS` are read each time
-    the scrubber runs, so a key set after the scrubber was made is still caught.
-    """
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._given = tuple(secrets)
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        """The live values scrubbed right now."""
-        return live_secrets(self._given)
-
-    def _forms(self) -> list[str]:
-        return sorted(
-            {form for secret in self.secrets for form in _spellings(secret)},
-            key=lambda form: (-len(form), form),
-        )
-
-    def _headers(self, headers: Mapping[str, Any], forms: list[str]) -> dict[str, Any]:
-        return {
-            name: _replace(value, forms)
-            for name, value in headers.items()
-            if str(name).lower() not in SECRET_HEADERS
-        }
-
-    def scrub_request(self, request: Request) -> Request:
-        """A scrubbed copy of a vcrpy request (a ``before_record_request`` hook)."""
-        forms = self._forms()
-        body = request.body
-        if hasattr(body, "read"):
-            body = body.read()
-        elif body is not None and not isinstance(body, bytes | str):
-            body = b"".join(part if isinstance(part, bytes) else part.encode() for part in body)
-        return Request(
-            request.method,
-            _replace(request.uri, forms),
-            _replace(body, forms),
-            self._headers(request.headers, forms),
-        )
-
-    def scrub_response(self, response: Mapping[str, Any]) -> dict[str, Any]:
-        """A scrubbed copy of a vcrpy response (a ``before_record_response`` hook).
-
-        A compressed body is decoded first, so the values inside it can be replaced.
-        """
-        forms = self._forms()
-        decoded = decoded_response(response)
-        scrubbed: dict[str, Any] = _replace(decoded, forms)
-        if isinstance(decoded.get("headers"), Mapping):
-            scrubbed["headers"] = self._headers(decoded["headers"], forms)
-        return scrubbed
-
-    def scrub_cassette(self, cassette_dict: Mapping[str, Any]) -> dict[str, Any]:
-        """A scrubbed copy of what vcrpy hands a persister (requests, responses, metadata)."""
-        scrubbed = dict(cassette_dict)
-        scrubbed["requests"] = [self.scrub_request(r) for r in cassette_dict["requests"]]
-        scrubbed["responses"] = [self.scrub_response(r) for r in cassette_dict["responses"]]
-        if "metadata" in cassette_dict:
-            scrubbed["metadata"] = _replace(cassette_dict["metadata"], self._forms())
-        return scrubbed
+def live_secrets(secrets: Iterable[str | Secret] = ()) -> tuple[Secret, ...]:
+    """The declared secrets: ``secrets`` plus the set `SECRET_ENV_VARS`, longest first."""
+    return declared_secrets(secrets)
 
 
 # -- the scanner -------------------------------------------------------------------------
@@ -174,6 +56,10 @@ _CREDENTIAL_BEFORE = re.compile(
 def _is_placeholder(token: str) -> bool:
     lowered = token.lower()
     return len(set(lowered)) < 5 or any(word in lowered for word in _PLACEHOLDER_WORDS)
+
+
+def _mixed_case(token: str) -> bool:
+    return any(c.isupper() for c in token) and any(c.islower() for c in token)
 
 
 def _looks_random(token: str) -> bool:
@@ -196,6 +82,11 @@ class _Pattern:
 # the look-behind after the prefix keeps it from matching inside a longer word.
 _PATTERNS = (
     _Pattern(
+        "an Anthropic API key (sk-ant-...)",
+        re.compile(r"sk-ant-(?<![\w-]sk-ant-)[a-z]+[0-9]{2}-[A-Za-z0-9_-]{80,}"),
+        lambda token: not _is_placeholder(token[7:]),
+    ),
+    _Pattern(
         "an OpenAI-style API key (sk-...)",
         re.compile(r"sk-(?<![\w-]sk-)[A-Za-z0-9_-]{20,}"),
         lambda token: not _is_placeholder(token[3:]),
@@ -212,8 +103,36 @@ _PATTERNS = (
     ),
     _Pattern(
         "a Google API key (AIza...)",
-        re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}"),
+        re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}(?![\w-])"),
         lambda token: not _is_placeholder(token[4:]),
+    ),
+    _Pattern(
+        "a Hugging Face token (hf_...)",
+        re.compile(r"hf_(?<![\w-]hf_)[A-Za-z0-9]{34}(?![\w-])"),
+        lambda token: _mixed_case(token[3:]) and not _is_placeholder(token[3:]),
+    ),
+    _Pattern(
+        "a GitHub token (ghp_, gho_, ghu_, ghs_, ghr_...)",
+        re.compile(r"gh[pousr]_(?<![\w-]gh[pousr]_)[A-Za-z0-9]{36}(?![\w-])"),
+        lambda token: _looks_random(token[4:]),
+    ),
+    _Pattern(
+        "a GitHub fine-grained token (github_pat_...)",
+        re.compile(r"github_pat_(?<![\w-]github_pat_)[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![\w-])"),
+        lambda token: _looks_random(token[11:]),
+    ),
+    _Pattern(
+        "an AWS access key id (AKIA..., ASIA...)",
+        re.compile(r"A[KS]IA(?<![\w-]A[KS]IA)[A-Z2-7]{16}(?![\w-])"),
+        lambda token: not _is_placeholder(token[4:]),
+    ),
+    _Pattern(
+        "a Slack token (xoxb-..., xoxp-...)",
+        re.compile(
+            r"xox[bp]-(?<![\w-]xox[bp]-)[0-9]{8,13}-[0-9]{8,13}(?:-[0-9]{8,13})?"
+            r"-[A-Za-z0-9]{24,34}(?![\w-])"
+        ),
+        lambda token: not _is_placeholder(token.rsplit("-", 1)[-1]),
     ),
     _Pattern(
         "a bearer token (Bearer ...)",
@@ -296,28 +215,130 @@ def _credential_field(field: str) -> bool:
 
 
 def _compose(text: str) -> yaml.Node | None:
+    from .._yaml_text import compose_yaml
+
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return compose_yaml(text, loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return None
 
 
-def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[SecretFinding]:
+def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode):
+        for name, value in node.value:
+            if name.value == key:
+                return value  # type: ignore[no-any-return]
+    return None
+
+
+def _alias_free(node: yaml.Node) -> bool:
+    """Whether no node under ``node`` is reached twice (through a YAML alias): walking
+    the built value of such a tree could take exponential time."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            return False
+        seen.add(id(current))
+        if isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+        elif isinstance(current, yaml.MappingNode):
+            stack.extend(child for pair in current.value for child in pair)
+    return True
+
+
+def _construct(node: yaml.Node) -> Any:
+    if not _alias_free(node):
+        return None
+    try:
+        return yaml.SafeLoader("").construct_document(node)
+    except yaml.YAMLError:
+        return None
+
+
+def _stream_bodies(root: yaml.Node | None) -> Iterator[tuple[str, list[Any], list[yaml.Node]]]:
+    """Each streamed response body: its field, its events' data and each event's node."""
+    interactions = _child(root, "interactions")
+    if not isinstance(interactions, yaml.SequenceNode):
+        return
+    for number, interaction in enumerate(interactions.value):
+        body = _child(_child(interaction, "response"), "body")
+        where = f"interactions[{number}].response.body"
+        events = _child(body, "sse")
+        if isinstance(events, yaml.SequenceNode):
+            held = [(k, n, _construct(n)) for k, n in enumerate(events.value)]
+            kept = [(k, n, v) for k, n, v in held if isinstance(v, Mapping) and "data" in v]
+            yield (
+                f"{where}.sse[{{}}].data",
+                [v["data"] for _, _, v in kept],
+                [n for _, n, _ in kept],
+            )
+            continue
+        string = _child(body, "string")
+        if string is None:
+            continue
+        value = _construct(string)
+        if isinstance(value, str) and "data:" in value:
+            parsed = sse_items(value)
+            if parsed is not None:
+                data = [item["data"] for item in parsed[0] if "data" in item]
+                yield f"{where}.string", data, [string] * len(data)
+
+
+def _split_findings(root: yaml.Node | None, redactor: Redactor) -> list[SecretFinding]:
+    """Declared secrets and key-shaped tokens cut across the events of a stream."""
+    findings: list[SecretFinding] = []
+    for where, data, nodes in _stream_bodies(root):
+        for pieces in text_streams(data):
+            joined = "".join(piece.text for piece in pieces)
+            hits = [("a live API key value", span) for span in redactor.spans(joined)]
+            hits += [
+                (pattern.kind, match.span())
+                for pattern in _PATTERNS
+                if not pattern.needs_context
+                for match in pattern.regex.finditer(joined)
+                if pattern.accept(match[0])
+            ]
+            covered = 0
+            for kind, (start, end) in sorted(hits, key=lambda hit: hit[1][0]):
+                if start < covered or not crossing(pieces, [(start, end)]):
+                    continue
+                covered = end
+                first = next(piece for piece in reversed(pieces) if piece.start <= start)
+                count = sum(1 for p in pieces if p.start < end and start < p.start + len(p.text))
+                mark = nodes[first.index].start_mark
+                field = f"{where.format(first.index)}.{first.path}" if "{}" in where else where
+                findings.append(
+                    SecretFinding(
+                        f"{kind} split across {count} stream events",
+                        end - start,
+                        mark.line + 1,
+                        mark.column + 1,
+                        field,
+                    )
+                )
+    return findings
+
+
+def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[SecretFinding]:
     """Everything in ``text`` that looks like a credential, in text order.
 
-    Key-shaped tokens (``sk-``, ``gsk_``, ``xai-``, ``AIza``, a non-placeholder
-    ``Bearer`` token) count anywhere. Long hex (32+) and base64 (40+) runs count only
-    next to a credential-like name (``api_key=...``, a ``token`` field, an ``x-api-key``
-    header), so ids, hashes and binary bodies do not. The live values in ``secrets``
-    and in `SECRET_ENV_VARS` count wherever they appear. A token that lies inside one
-    already reported (the key of a ``Bearer sk-...`` header) is not reported again.
+    Key-shaped tokens (``sk-``, ``sk-ant-``, ``gsk_``, ``xai-``, ``AIza``, ``hf_``,
+    GitHub, AWS and Slack tokens, a non-placeholder ``Bearer`` token) count anywhere.
+    Long hex (32+) and base64 (40+) runs count only next to a credential-like name
+    (``api_key=...``, a ``token`` field, an ``x-api-key`` header), so ids, hashes and
+    binary bodies do not. The declared secrets (``secrets`` and the values of
+    `SECRET_ENV_VARS`) count wherever they appear, in any spelling `Redactor` knows. In
+    a cassette's streamed responses, a declared secret or a key-shaped token cut across
+    the deltas of several events is found in the reassembled text and reported at the
+    event where it starts. A token that lies inside one already reported (the key of a
+    ``Bearer sk-...`` header) is not reported again.
     """
+    redactor = Redactor(live_secrets(secrets))
     hits: dict[int, tuple[str, int, bool]] = {}
-    for secret in live_secrets(secrets):
-        start = text.find(secret)
-        while start != -1:
-            hits.setdefault(start, ("a live API key value", len(secret), False))
-            start = text.find(secret, start + 1)
+    for start, end in redactor.spans(text):
+        hits.setdefault(start, ("a live API key value", end - start, False))
     for pattern in _PATTERNS:
         for match in pattern.regex.finditer(text):
             if pattern.accept(match[0]):
@@ -340,6 +361,11 @@ def find_secrets(text: str, secrets: Iterable[str] = ()) -> list[SecretFinding]:
         line = text.count("\n", 0, start) + 1
         findings.append(SecretFinding(kind, length, line, start - line_start + 1, field))
         covered = start + length
+    if "data" in text:
+        if not composed:
+            root = _compose(text)
+        findings += _split_findings(root, redactor)
+        findings.sort(key=lambda finding: (finding.line, finding.column))
     return findings
 
 
@@ -350,7 +376,7 @@ def describe_findings(findings: Sequence[SecretFinding], most: int = 5) -> str:
     return shown + more
 
 
-def refuse_secrets(text: str, *, path: str | None, secrets: Iterable[str] = ()) -> None:
+def refuse_secrets(text: str, *, path: str | None, secrets: Iterable[str | Secret] = ()) -> None:
     """Raise ``CassetteError(code="CASSETTE_SECRET")`` if `find_secrets` finds anything."""
     findings = find_secrets(text, secrets)
     if not findings:

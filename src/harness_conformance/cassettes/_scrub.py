@@ -1,0 +1,133 @@
+"""The cassette scrubber: credential headers dropped, declared secrets replaced.
+
+`Scrubber` removes the `SECRET_HEADERS` and replaces every declared secret (the ones it
+is given and the values of the `SECRET_ENV_VARS`) with `REDACTED` in header values, the
+URI and bodies, in each spelling `Redactor` knows (percent-encoded, JSON-escaped,
+base64). A streamed response body gets one more pass: a secret cut across the deltas
+of its events is replaced piece by piece (`redact_split`), so the reassembled reply
+holds the placeholder and the stream keeps its events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from vcr.request import Request  # type: ignore[import-untyped]
+
+from .._redact import Redactor, redact_split
+from .._secret import Secret, declared_secrets
+from ._format import decoded_response
+from ._sse import sse_items, sse_text
+
+__all__ = ["SECRET_HEADERS", "Scrubber", "scrub_stream"]
+
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "api-key",
+        "x-api-key",
+        "x-goog-api-key",
+        "cookie",
+        "set-cookie",
+        "openai-organization",
+        "openai-project",
+    }
+)
+"""Headers dropped from every recorded request and response (names lower-case)."""
+
+
+def scrub_stream(text: str, redactor: Redactor) -> str:
+    """An event-stream text with every secret split across its ``data:`` events replaced;
+    a text that is not an event stream comes back as it is."""
+    parsed = sse_items(text) if "data:" in text else None
+    if parsed is None:
+        return text
+    items, json_style, end = parsed
+    holders = [item for item in items if "data" in item]
+    data, changed = redact_split([item["data"] for item in holders], redactor)
+    if not changed:
+        return text
+    for item, value in zip(holders, data, strict=True):
+        item["data"] = value
+    return sse_text(items, json_style=json_style, end=end)
+
+
+def _stream_body(body: Any, redactor: Redactor) -> Any:
+    if isinstance(body, str):
+        return scrub_stream(body, redactor)
+    if isinstance(body, bytes):
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return body
+        scrubbed = scrub_stream(text, redactor)
+        return body if scrubbed is text else scrubbed.encode("utf-8")
+    return body
+
+
+class Scrubber:
+    """Removes credentials from requests, responses and whole cassettes.
+
+    ``secrets`` are declared keys to replace (a `Secret` or text, kept as a `Secret`);
+    the `SECRET_ENV_VARS` are read each time the scrubber runs, so a key set after the
+    scrubber was made is still caught.
+    """
+
+    def __init__(self, secrets: Iterable[str | Secret] = ()) -> None:
+        self._given = tuple(Secret(value) for value in secrets)
+
+    @property
+    def secrets(self) -> tuple[Secret, ...]:
+        """The declared secrets scrubbed right now."""
+        return declared_secrets(self._given)
+
+    def redactor(self) -> Redactor:
+        """A `Redactor` for the secrets scrubbed right now."""
+        return Redactor(self.secrets)
+
+    def _headers(self, headers: Mapping[str, Any], redactor: Redactor) -> dict[str, Any]:
+        return {
+            name: redactor.value(value)
+            for name, value in headers.items()
+            if str(name).lower() not in SECRET_HEADERS
+        }
+
+    def scrub_request(self, request: Request) -> Request:
+        """A scrubbed copy of a vcrpy request (a ``before_record_request`` hook)."""
+        redactor = self.redactor()
+        body = request.body
+        if hasattr(body, "read"):
+            body = body.read()
+        elif body is not None and not isinstance(body, bytes | str):
+            body = b"".join(part if isinstance(part, bytes) else part.encode() for part in body)
+        return Request(
+            request.method,
+            redactor.text(request.uri),
+            redactor.value(body),
+            self._headers(request.headers, redactor),
+        )
+
+    def scrub_response(self, response: Mapping[str, Any]) -> dict[str, Any]:
+        """A scrubbed copy of a vcrpy response (a ``before_record_response`` hook).
+
+        A compressed body is decoded first, so the values inside it can be replaced.
+        """
+        redactor = self.redactor()
+        decoded = decoded_response(response)
+        scrubbed: dict[str, Any] = redactor.value(decoded)
+        if isinstance(decoded.get("headers"), Mapping):
+            scrubbed["headers"] = self._headers(decoded["headers"], redactor)
+        body = scrubbed.get("body")
+        if isinstance(body, Mapping) and "string" in body:
+            scrubbed["body"] = {**body, "string": _stream_body(body["string"], redactor)}
+        return scrubbed
+
+    def scrub_cassette(self, cassette_dict: Mapping[str, Any]) -> dict[str, Any]:
+        """A scrubbed copy of what vcrpy hands a persister (requests, responses, metadata)."""
+        scrubbed = dict(cassette_dict)
+        scrubbed["requests"] = [self.scrub_request(r) for r in cassette_dict["requests"]]
+        scrubbed["responses"] = [self.scrub_response(r) for r in cassette_dict["responses"]]
+        if "metadata" in cassette_dict:
+            scrubbed["metadata"] = self.redactor().value(cassette_dict["metadata"])
+        return scrubbed
