@@ -17,6 +17,7 @@ from ._cli_report import (
     InputFile,
     check_report_path,
     find_inputs,
+    unreadable,
     without_report,
     write_report,
 )
@@ -70,6 +71,8 @@ def check_one_log(file: InputFile, profile: str) -> LogResult:
     from .invariants import check_log
     from .session_log import SessionLogError, read_session_log
 
+    if file.problem is not None:
+        return LogResult(file, None, None, error=file.problem)
     try:
         log = read_session_log(file.path)
     except SessionLogError as exc:
@@ -77,8 +80,13 @@ def check_one_log(file: InputFile, profile: str) -> LogResult:
     except OSError as exc:
         message = f"cannot read {file.path}: {exc.strerror}; check the file's permissions"
         return LogResult(file, None, None, error=message)
+    except Exception as exc:  # the last line of defence: one file never ends the run
+        return LogResult(file, None, None, error=unreadable(file.path, exc))
     turns = sum(isinstance(event, TurnStartEvent) for event in log.events)
-    found = check_log(log.events, profile)
+    try:
+        found = check_log(log.events, profile)
+    except Exception as exc:  # the last line of defence: one file never ends the run
+        return LogResult(file, None, None, error=unreadable(file.path, exc))
     return LogResult(file, len(log.events), turns, violations=tuple(found))
 
 

@@ -25,6 +25,7 @@ from ._cli_report import (
     InputFile,
     check_report_path,
     find_inputs,
+    unreadable,
     without_report,
     write_report,
 )
@@ -124,6 +125,9 @@ def check_cassette(file: InputFile, profile: str) -> CassetteResult:
     """Scan one cassette for secrets, then replay it; a `CassetteError` becomes the result."""
     from .cassettes._foreign_replay import replay_foreign
 
+    if file.problem is not None:
+        error = CassetteError(file.problem, code="CASSETTE_MISSING", path=str(file.path))
+        return CassetteResult(file, None, error)
     secret = _secret_error(file.path)
     if secret is not None:
         return CassetteResult(file, None, secret)
@@ -131,6 +135,11 @@ def check_cassette(file: InputFile, profile: str) -> CassetteResult:
         return CassetteResult(file, replay_foreign(file.path, profile=profile))
     except CassetteError as exc:
         return CassetteResult(file, None, exc)
+    except Exception as exc:  # the last line of defence: one file never ends the run
+        message = unreadable(file.path, exc)
+        return CassetteResult(
+            file, None, CassetteError(message, code="CASSETTE_CORRUPT", path=str(file.path))
+        )
 
 
 # -- reporting ---------------------------------------------------------------------------
