@@ -22,7 +22,6 @@ A listener is any object with some of these methods, each sync or async:
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import math
@@ -33,6 +32,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from ._json_copy import copy_json
 from .errors import (
     SchemaError,
     SchemaProblem,
@@ -173,7 +173,7 @@ class Tool:
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": copy.deepcopy(self.json_schema),
+                "parameters": copy_json(self.json_schema),
             },
         }
 
@@ -375,7 +375,7 @@ class ToolRegistry:
         ``fn`` validates its own input; `validate_args` is never applied to it.
         ``concurrency_safe`` is as for `define_tool`.
         """
-        schema = copy.deepcopy(dict(json_schema)) if isinstance(json_schema, Mapping) else None
+        schema = copy_json(dict(json_schema)) if isinstance(json_schema, Mapping) else None
         if schema is None or any(type(k) is not str for k in schema):
             problem = SchemaProblem("json_schema", "must be a JSON object")
             raise SchemaError(f'tool "{name}": {problem.reason}', problems=[problem])

@@ -27,12 +27,14 @@ from ._nodes import (
     Spec,
     StringNode,
 )
+from ._pattern import PATTERN_BUDGET
 from ._signature import Field, spec_from_signature
 from ._to_json import to_json_schema
 from ._validate import parse_arguments, validate_args
 
 __all__ = [
     "MAX_SPEC_DEPTH",
+    "PATTERN_BUDGET",
     "UNSET",
     "AnyOfNode",
     "ArrayNode",

@@ -5,7 +5,10 @@ A check has the signature ``check(value, parent, key, out)``: it appends message
 may recurse as deep as the value does), a generator that the driver in
 ``_validate.py`` runs on an explicit stack. Paths are only built when a message needs
 one: ``parent`` is the container's path and ``key`` the property name or item index
-(``None`` for the root).
+(``None`` for the root). A path is a string while it is short and a `PathLink` (a
+parent path and a key, shared by every path below it) beyond `SHORT_PATH`
+characters, so a value nested thousands of levels deep costs memory linear in its
+depth; a link renders as its dotted string where a message is built.
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ from collections.abc import Callable, Generator
 from typing import Any, TypeAlias
 
 from ._lossless import PLAIN_TYPES, is_lossless
-from ._render import join_path, label
+from ._render import Path, PathLink, join_path, label
 
 __all__ = [
     "MISSING",
+    "SHORT_PATH",
     "Check",
     "Out",
+    "Path",
+    "PathLink",
     "Walk",
     "json_check",
     "kind_of",
@@ -30,18 +36,29 @@ __all__ = [
 
 
 class Out(list[str]):
-    """The message list of one validation; ``active`` guards recursive refs against cycles."""
+    """The message list of one validation; ``active`` guards recursive refs against cycles
+    and ``budget`` is the time budget of a ``pattern`` check (None: the default)."""
 
     active: set[int] | None = None
+    budget: float | None = None
+
+
+SHORT_PATH = 256
+"""Paths up to this many characters are plain strings; deeper ones are `PathLink`s."""
 
 
 Walk: TypeAlias = Generator["Walk", None, None]
-Check: TypeAlias = Callable[[Any, str, "str | int | None", Out], "Walk | None"]
+Check: TypeAlias = Callable[[Any, Path, "str | int | None", Out], "Walk | None"]
 MISSING: Any = object()
 
 
-def path_of(parent: str, key: str | int | None) -> str:
-    return parent if key is None else join_path(parent, key)
+def path_of(parent: Path, key: str | int | None) -> Path:
+    """The path of ``key`` under ``parent``; a string while it stays short."""
+    if key is None:
+        return parent
+    if type(parent) is str and len(parent) <= SHORT_PATH:
+        return join_path(parent, key)
+    return PathLink(parent, key)
 
 
 _LOSSLESS = {
@@ -51,7 +68,7 @@ _LOSSLESS = {
 }
 
 
-def lossless_message(path: str, wording: str = "value") -> str:
+def lossless_message(path: Path, wording: str = "value") -> str:
     """The lossless-JSON message at ``path``. The wording follows the schema node, not
     the value: ``object`` and ``array`` for a value an object or array node accepted
     by type, ``value`` wherever any JSON value is allowed or a check raised."""
@@ -78,7 +95,7 @@ def shallow_lossless(value: Any) -> bool:
     return False
 
 
-def json_check(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+def json_check(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
     """The check of a json node: any lossless JSON value."""
     if not is_lossless(value):
         out.append(lossless_message(path_of(parent, key)))

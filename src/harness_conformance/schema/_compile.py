@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ..errors import SchemaError, SchemaProblem
 from ._checks import Check, json_check
@@ -30,20 +31,50 @@ from ._nodes import (
     Spec,
 )
 
-__all__ = ["accepted_kinds", "compile_check"]
+__all__ = ["PLAIN_DEPTH", "accepted_kinds", "compile_check"]
 
 _ALL_KINDS = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
 
+PLAIN_DEPTH = 64
+"""Containers whose subtree nests at most this deep call their children directly;
+deeper ones walk on the driver's explicit stack, so no spec depth recurses in Python."""
+
+
 class _Compiler:
-    """Compiles the nodes of one spec; ``refs`` holds the compiled definitions."""
+    """Compiles the nodes of one spec bottom-up on an explicit stack; ``refs`` holds the
+    compiled definitions, ``done`` and ``has_ref`` the nodes compiled so far (by id)."""
 
     def __init__(self, defs: tuple[tuple[str, Node], ...]) -> None:
         self.refs: dict[str, Check] = {}
         self.defs = dict(defs)
         self.kinds_cache: dict[str, frozenset[str]] = {}
+        self.kinds_found: dict[int, frozenset[str]] = {}
+        self.done: dict[int, Check] = {}
+        self.has_ref: dict[int, bool] = {}
 
-    def node(self, node: Node) -> Check:
+    def node(self, root: Node) -> Check:
+        done = self.done
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            if id(node) in done:
+                continue
+            if ready:
+                self.has_ref[id(node)] = isinstance(node, RefNode) or any(
+                    self.has_ref[id(child)] for child in node.children()
+                )
+                done[id(node)] = self.build(node)
+                continue
+            stack.append((node, True))
+            stack.extend((child, False) for child in node.children() if id(child) not in done)
+        return done[id(root)]
+
+    def walking(self, node: Node) -> bool:
+        return self.has_ref[id(node)] or node._depth > PLAIN_DEPTH
+
+    def build(self, node: Node) -> Check:
+        """The check of ``node``, whose children are compiled already."""
         leaf = leaf_check(node)
         if leaf is not None:
             return leaf
@@ -55,8 +86,8 @@ class _Compiler:
             extra = node.additional_properties
             return self.object(node.properties, extra, node)
         if isinstance(node, (OneOfNode, AnyOfNode)):
-            branches = tuple(self.node(b) for b in node.branches)
-            walking = _has_ref(node)
+            branches = tuple(self.done[id(b)] for b in node.branches)
+            walking = self.walking(node)
             if isinstance(node, OneOfNode):
                 return one_of_check(branches, walking=walking)
             kinds = tuple(self.kinds(b) for b in node.branches)
@@ -74,11 +105,9 @@ class _Compiler:
             high = node.max_items
             tests.append((lambda v: len(v) > high, f" must have at most {plural(high, 'item')}"))
         if node.unique_items:
-            tests.append(
-                (lambda v: len({canonical(i) for i in v}) != len(v), " must have unique items")
-            )
-        items = self.node(node.items) if node.items is not None else None
-        return array_check(items, tuple(tests), walking=_has_ref(node))
+            tests.append((_duplicated, " must have unique items"))
+        items = self.done[id(node.items)] if node.items is not None else None
+        return array_check(items, tuple(tests), walking=self.walking(node))
 
     def object(
         self,
@@ -86,18 +115,24 @@ class _Compiler:
         extra: bool | Node,
         node: ObjectNode | None,
     ) -> Check:
-        checks = tuple((name, self.node(child)) for name, child in properties)
+        """An object's check; for the parameter map (``node`` None) the properties are
+        compiled here."""
+        if node is None:
+            for _, child in properties:
+                self.node(child)
+        checks = tuple((name, self.done[id(child)]) for name, child in properties)
         required = tuple(name for name, child in properties if child.required)
         if extra is True:
             extra_check: Check | None = ANY_VALUE
         elif extra is False:
             extra_check = None
         else:
-            extra_check = self.node(extra)
+            extra_check = self.done[id(extra)]
         tests = tuple(literal_tests(node)) if node is not None else ()
-        walking = any(_has_ref(child) for _, child in properties) or (
-            not isinstance(extra, bool) and _has_ref(extra)
-        )
+        if node is not None:
+            walking = self.walking(node)
+        else:
+            walking = any(self.walking(child) for _, child in properties)
         return object_check(checks, required, extra_check, tests, walking=walking)
 
     def ref(self, name: str) -> Check:
@@ -117,21 +152,15 @@ class _Compiler:
 
     def kinds(self, node: Node) -> frozenset[str]:
         """The JSON kinds a node accepts by type alone (``number`` covers ``integer``)."""
-        return accepted_kinds(node, self.defs, self.kinds_cache)
+        return accepted_kinds(node, self.defs, self.kinds_cache, self.kinds_found)
 
 
-def accepted_kinds(
-    node: Node, defs: Mapping[str, Node], memo: dict[str, frozenset[str]]
-) -> frozenset[str]:
-    """The JSON kinds ``node`` accepts by type alone (``number`` covers ``integer``);
-    ``memo`` caches definitions, so recursive references terminate."""
-    if isinstance(node, (OneOfNode, AnyOfNode)):
-        return frozenset().union(*(accepted_kinds(b, defs, memo) for b in node.branches))
-    if isinstance(node, RefNode):
-        if node.name not in memo:
-            memo[node.name] = _ALL_KINDS
-            memo[node.name] = accepted_kinds(defs[node.name], defs, memo)
-        return memo[node.name]
+def _duplicated(items: list[Any]) -> bool:
+    """Whether two items are equal as JSON values; linear in the items, by hashing."""
+    return len({canonical(i) for i in items}) != len(items)
+
+
+def _own_kinds(node: Node) -> frozenset[str]:
     if isinstance(node, JsonNode):
         return _ALL_KINDS
     if isinstance(node, NumberNode):
@@ -139,10 +168,43 @@ def accepted_kinds(
     return frozenset({node.kind})
 
 
-def _has_ref(node: Node) -> bool:
-    if isinstance(node, RefNode):
-        return True
-    return any(_has_ref(child) for child in node.children())
+def accepted_kinds(
+    node: Node,
+    defs: Mapping[str, Node],
+    memo: dict[str, frozenset[str]],
+    found: dict[int, frozenset[str]] | None = None,
+) -> frozenset[str]:
+    """The JSON kinds ``node`` accepts by type alone (``number`` covers ``integer``);
+    ``memo`` caches definitions, so recursive references terminate, and ``found``, when
+    given, caches nodes by id across calls on one spec. Combinators and references are
+    followed on an explicit stack."""
+    if found is None:
+        found = {}
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        current, ready = stack.pop()
+        if not ready and id(current) in found:
+            continue
+        if isinstance(current, (OneOfNode, AnyOfNode)):
+            if ready:
+                found[id(current)] = frozenset().union(*(found[id(b)] for b in current.branches))
+            else:
+                stack.append((current, True))
+                stack.extend((b, False) for b in current.branches)
+        elif isinstance(current, RefNode):
+            name = current.name
+            if ready:
+                memo[name] = found[id(defs[name])]
+                found[id(current)] = memo[name]
+            elif name in memo:
+                found[id(current)] = memo[name]
+            else:
+                memo[name] = _ALL_KINDS
+                stack.append((current, True))
+                stack.append((defs[name], False))
+        else:
+            found[id(current)] = _own_kinds(current)
+    return found[id(node)]
 
 
 def compile_check(spec: Spec) -> Check:

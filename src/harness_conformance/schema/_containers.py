@@ -1,10 +1,11 @@
 """Checks of objects, arrays, ``one_of``, ``any_of`` and references.
 
 Each container comes in two variants with the same behaviour. The plain variant
-calls its children directly; it is used when no reference lies below, so the spec
-depth (at most `MAX_SPEC_DEPTH`) bounds the recursion. The walking variant is a
-generator that yields child walks to the driver instead, so a recursive spec can
-follow a value of any depth without recursing in Python.
+calls its children directly; it is used when no reference lies below and the subtree
+nests at most ``PLAIN_DEPTH`` levels (``_compile.py``), which bounds the recursion. The
+walking variant is a generator that yields child walks to the driver instead, so a
+recursive or deeply nested spec can follow a value of any depth without recursing in
+Python.
 """
 
 from __future__ import annotations
@@ -12,7 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._checks import MISSING, Check, Out, Walk, kind_of, lossless_message, path_of, shallow_lossless
+from ._checks import (
+    MISSING,
+    Check,
+    Out,
+    Path,
+    Walk,
+    kind_of,
+    lossless_message,
+    path_of,
+    shallow_lossless,
+)
 from ._leaves import Test
 from ._lossless import is_lossless
 from ._render import join_path, label
@@ -23,7 +34,7 @@ _CLOSED = " is not a declared property (additionalProperties: false)"
 
 
 def _prelude(
-    value: Any, path: str, out: Out, tests: tuple[Test, ...], required: tuple[str, ...]
+    value: Any, path: Path, out: Out, tests: tuple[Test, ...], required: tuple[str, ...]
 ) -> None:
     for failed, suffix in tests:
         if failed(value):
@@ -37,7 +48,7 @@ def _undeclared(value: dict[Any, Any], declared: frozenset[str]) -> list[tuple[s
     return [(k, v) for k, v in list(value.items()) if type(k) is str and k not in declared]
 
 
-def ANY_VALUE(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+def ANY_VALUE(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
     """The undeclared values of an open object: any lossless JSON value. The object
     checks them itself, as part of its own lossless-JSON check, so this never runs."""
     raise AssertionError("ANY_VALUE marks open objects and is never called")
@@ -56,7 +67,7 @@ def object_check(
     declared = frozenset(name for name, _ in properties)
     prelude = bool(tests or required)
 
-    def plain(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+    def plain(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
         if not isinstance(value, dict):
             out.append(label(path_of(parent, key)) + " must be an object")
             return
@@ -85,7 +96,7 @@ def object_check(
         except Exception:
             out.append(lossless_message(path))
 
-    def walk(value: dict[Any, Any], path: str, out: Out) -> Walk:
+    def walk(value: dict[Any, Any], path: Path, out: Out) -> Walk:
         start = len(out)
         try:
             if prelude:
@@ -115,7 +126,7 @@ def object_check(
         except Exception:
             out.append(lossless_message(path))
 
-    def walking_check(value: Any, parent: str, key: str | int | None, out: Out) -> Walk | None:
+    def walking_check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
         if not isinstance(value, dict):
             out.append(label(path_of(parent, key)) + " must be an object")
             return None
@@ -128,7 +139,7 @@ def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) 
     """``items`` checks every item; ``None`` (no ``items``) leaves them to the array's
     own lossless-JSON check, reported at the array."""
 
-    def plain(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+    def plain(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
         if not isinstance(value, list):
             out.append(label(path_of(parent, key)) + " must be an array")
             return
@@ -149,7 +160,7 @@ def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) 
         except Exception:
             out.append(lossless_message(path))
 
-    def walk(value: list[Any], path: str, out: Out) -> Walk:
+    def walk(value: list[Any], path: Path, out: Out) -> Walk:
         start = len(out)
         try:
             for failed, suffix in tests:
@@ -168,7 +179,7 @@ def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) 
         except Exception:
             out.append(lossless_message(path))
 
-    def walking_check(value: Any, parent: str, key: str | int | None, out: Out) -> Walk | None:
+    def walking_check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
         if not isinstance(value, list):
             out.append(label(path_of(parent, key)) + " must be an array")
             return None
@@ -177,7 +188,7 @@ def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) 
     return walking_check if walking else plain
 
 
-def _one_of_verdict(matched: int, parent: str, key: str | int | None, out: Out) -> None:
+def _one_of_verdict(matched: int, parent: Path, key: str | int | None, out: Out) -> None:
     if matched != 1:
         path = path_of(parent, key)
         out.append(f"{label(path)} must match exactly one oneOf branch (matched {matched})")
@@ -186,7 +197,7 @@ def _one_of_verdict(matched: int, parent: str, key: str | int | None, out: Out) 
 def one_of_check(branches: tuple[Check, ...], *, walking: bool) -> Check:
     """Every branch is evaluated; branch messages are dropped and the count reported."""
 
-    def plain(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+    def plain(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
         matched = 0
         for branch in branches:
             mark = len(out)
@@ -197,7 +208,7 @@ def one_of_check(branches: tuple[Check, ...], *, walking: bool) -> Check:
                 del out[mark:]
         _one_of_verdict(matched, parent, key, out)
 
-    def walk(value: Any, parent: str, key: str | int | None, out: Out) -> Walk:
+    def walk(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk:
         matched = 0
         for branch in branches:
             mark = len(out)
@@ -217,7 +228,7 @@ def _any_of_verdict(
     value: Any,
     kinds: tuple[frozenset[str], ...],
     found: list[list[str]],
-    parent: str,
+    parent: Path,
     key: str | int | None,
     out: Out,
 ) -> None:
@@ -235,7 +246,7 @@ def _any_of_verdict(
 def any_of_check(
     branches: tuple[Check, ...], kinds: tuple[frozenset[str], ...], *, walking: bool
 ) -> Check:
-    def plain(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+    def plain(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
         found: list[list[str]] = []
         for branch in branches:
             mark = len(out)
@@ -246,7 +257,7 @@ def any_of_check(
             del out[mark:]
         _any_of_verdict(value, kinds, found, parent, key, out)
 
-    def walk(value: Any, parent: str, key: str | int | None, out: Out) -> Walk:
+    def walk(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk:
         found: list[list[str]] = []
         for branch in branches:
             mark = len(out)
@@ -267,7 +278,7 @@ def ref_check(target: Callable[[], Check], wording: str = "value") -> Check:
     checked further up the same path (a cycle) is not lossless JSON, worded for the
     definition's node (``object``, ``array`` or ``value``)."""
 
-    def walk(value: Any, parent: str, key: str | int | None, out: Out) -> Walk:
+    def walk(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk:
         ident = id(value)
         active = out.active
         if active is None:
@@ -283,7 +294,7 @@ def ref_check(target: Callable[[], Check], wording: str = "value") -> Check:
         finally:
             active.discard(ident)
 
-    def check(value: Any, parent: str, key: str | int | None, out: Out) -> Walk | None:
+    def check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
         if isinstance(value, (dict, list)):
             return walk(value, parent, key, out)
         return target()(value, parent, key, out)

@@ -38,9 +38,17 @@ _NULLABLE = ("default", "const")
 
 
 def spec_from_dict(data: Any) -> Spec:
-    """Build a spec from its plain-dict form, listing every problem at once."""
+    """Build a spec from its plain-dict form, listing every problem at once. Data whose
+    own methods raise while it is read is refused with `SchemaError`, the original error
+    as its cause."""
     problems: list[SchemaProblem] = []
-    spec = _Reader(problems).read(data)
+    try:
+        spec = _Reader(problems).read(data)
+    except SchemaError:
+        raise
+    except Exception as exc:
+        problem = SchemaProblem("(root)", f"could not be read: {type(exc).__name__} while reading")
+        raise SchemaError(f"invalid spec: {problem.reason}", problems=[problem]) from exc
     if problems:
         count = len(problems)
         lines = "\n".join(f"  {p}" for p in problems)

@@ -86,9 +86,18 @@ _DEF_REF = re.compile(r"^#/(\$defs|definitions)/([^/]+)$")
 
 
 def from_json_schema(schema: Mapping[str, Any] | bool) -> Spec:
-    """The DSL spec for a JSON Schema; raises `SchemaError` listing every problem."""
+    """The DSL spec for a JSON Schema; raises `SchemaError` listing every problem.
+
+    A schema object whose own methods raise while it is read (a hostile mapping or
+    key) is refused as a whole with `SchemaError`, the original error as its cause."""
     importer = _Importer(schema)
-    spec = importer.root()
+    try:
+        spec = importer.root()
+    except SchemaError:
+        raise
+    except Exception as exc:
+        problem = SchemaProblem("#", f"could not be read: {type(exc).__name__} while reading")
+        raise SchemaError(f"unsupported schema: {problem.reason}", problems=[problem]) from exc
     if importer.problems:
         problems = importer.problems
         count = len(problems)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, TypeAlias
 
-from ._checks import Check, Out, path_of
+from ._checks import Check, Out, Path, path_of
 from ._lossless import canonical, is_non_finite
 from ._nodes import (
     UNSET,
@@ -21,6 +20,7 @@ from ._nodes import (
     ObjectNode,
     StringNode,
 )
+from ._pattern import FAST_PATH_LENGTH, budget_from_env, compile_pattern
 from ._render import compact_json, js_number, label
 
 __all__ = ["Test", "leaf_check", "literal_tests", "plural"]
@@ -141,7 +141,14 @@ def _multiple_test(step: int | float) -> Callable[[Any], bool]:
                 return (Fraction(v) / Fraction(step)).denominator != 1
 
         return failed
-    return lambda v: bool(v % step)
+
+    def failed_whole(v: Any) -> bool:
+        try:
+            return bool(v % step)
+        except OverflowError:
+            return (Fraction(v) / Fraction(step)).denominator != 1
+
+    return failed_whole
 
 
 def _string_tests(node: StringNode) -> list[Test]:
@@ -152,11 +159,39 @@ def _string_tests(node: StringNode) -> list[Test]:
     if node.max_length is not None:
         high = node.max_length
         tests.append((lambda v: len(v) > high, f" must be at most {plural(high, 'character')}"))
-    if node.pattern is not None:
-        search = re.compile(node.pattern).search
-        shown = json.dumps(node.pattern, ensure_ascii=False)
-        tests.append((lambda v: search(v) is None, f" must match pattern {shown}"))
     return tests
+
+
+def _pattern_check(node: StringNode, tests: tuple[Test, ...]) -> Check:
+    """The string check of a node with a ``pattern``: the other tests, then the pattern,
+    on ``re`` when its shape and the string's length bound the time, else on ``regex``
+    within the validation's time budget (see ``_pattern.py``)."""
+    quick, bounded = compile_pattern(node.pattern or "")
+    shown = json.dumps(node.pattern, ensure_ascii=False)
+    missed = f" must match pattern {shown}"
+    timed_out = f" could not be checked against pattern {shown} within the time budget"
+
+    def check(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
+        if not isinstance(value, str):
+            out.append(label(path_of(parent, key)) + " must be a string")
+            return
+        for failed, suffix in tests:
+            if failed(value):
+                out.append(label(path_of(parent, key)) + suffix)
+        if quick is not None and len(value) <= FAST_PATH_LENGTH:
+            if quick(value) is None:
+                out.append(label(path_of(parent, key)) + missed)
+            return
+        budget = out.budget
+        try:
+            if bounded(value, timeout=budget_from_env() if budget is None else budget):
+                return
+            suffix = missed
+        except TimeoutError:
+            suffix = timed_out
+        out.append(label(path_of(parent, key)) + suffix)
+
+    return check
 
 
 def _bound(op: str, bound: int | float) -> Test:
@@ -197,15 +232,17 @@ def leaf_check(node: Node) -> Check | None:
     elif isinstance(node, (NumberNode, IntegerNode)):
         tests += _number_tests(node)
     frozen = tuple(tests)
+    if isinstance(node, StringNode) and node.pattern is not None:
+        return _pattern_check(node, frozen)
     if type_error is _string_error and not frozen:
 
-        def check_string(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+        def check_string(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
             if type(value) is not str and not isinstance(value, str):
                 out.append(label(path_of(parent, key)) + " must be a string")
 
         return check_string
 
-    def check(value: Any, parent: str, key: str | int | None, out: Out) -> None:
+    def check(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
         problem = type_error(value)
         if problem is not None:
             out.append(label(path_of(parent, key)) + problem)

@@ -15,12 +15,12 @@ the declared type.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeAlias
 
 from ..errors import SchemaError, SchemaProblem
 from ._lossless import is_lossless
+from ._pattern import pattern_error
 from ._refs import ref_problems
 from ._structural import tree_equal, tree_hash, tree_repr
 
@@ -192,10 +192,9 @@ class StringNode(_Literals):
             if type(self.pattern) is not str:
                 problems.append(SchemaProblem("pattern", "must be a string"))
             else:
-                try:
-                    re.compile(self.pattern)
-                except re.error as exc:
-                    problems.append(SchemaProblem("pattern", f"is not a valid regex: {exc}"))
+                error = pattern_error(self.pattern)
+                if error is not None:
+                    problems.append(SchemaProblem("pattern", f"is not a valid regex: {error}"))
         if self.format is not None and type(self.format) is not str:
             problems.append(SchemaProblem("format", "must be a string"))
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, TypeAlias
 
-__all__ = ["compact_json", "join_path", "js_number", "label"]
+__all__ = ["Path", "PathLink", "compact_json", "int_text", "join_path", "js_number", "label"]
 
 ROOT_LABEL = "arguments"
 
@@ -22,7 +22,7 @@ def js_number(value: int | float) -> str:
     if isinstance(value, bool):
         raise TypeError("booleans are not numbers here")
     if isinstance(value, int):
-        return str(value)
+        return int_text(value)
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
@@ -54,35 +54,121 @@ def js_number(value: int | float) -> str:
     return f"{sign}{head}e{exp_sign}{abs(exponent)}"
 
 
+_CHUNK = 10**1000
+
+
+def int_text(value: int) -> str:
+    """The decimal form of an integer of any size. ``str`` refuses integers beyond the
+    interpreter's digit limit (``sys.set_int_max_str_digits``); those are converted a
+    thousand digits at a time instead."""
+    try:
+        return str(value)
+    except ValueError:
+        pass
+    sign = "-" if value < 0 else ""
+    rest = abs(int(value))
+    chunks: list[str] = []
+    while rest >= _CHUNK:
+        rest, low = divmod(rest, _CHUNK)
+        chunks.append(_small_text(low).rjust(1000, "0"))
+    chunks.append(_small_text(rest))
+    return sign + "".join(reversed(chunks))
+
+
+def _small_text(value: int) -> str:
+    """Below 10**1000: at most 1000 digits, written 100 at a time when ``str`` refuses."""
+    try:
+        return str(value)
+    except ValueError:
+        parts: list[str] = []
+        while value >= 10**100:
+            value, low = divmod(value, 10**100)
+            parts.append(str(low).rjust(100, "0"))
+        parts.append(str(value))
+        return "".join(reversed(parts))
+
+
 def compact_json(value: Any) -> str:
-    """Compact JSON of a literal, numbers in ECMAScript form, non-ASCII kept."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, (int, float)):
-        return js_number(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(compact_json(item) for item in value) + "]"
-    if isinstance(value, dict):
-        parts = (
-            f"{json.dumps(str(k), ensure_ascii=False)}:{compact_json(v)}" for k, v in value.items()
-        )
-        return "{" + ",".join(parts) + "}"
-    raise TypeError(f"not a JSON literal: {type(value).__name__}")
+    """Compact JSON of a literal, numbers in ECMAScript form, non-ASCII kept; written on
+    an explicit stack, so a literal of any depth renders."""
+    parts: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is _Piece:
+            parts.append(item)
+        elif item is None:
+            parts.append("null")
+        elif item is True or item is False:
+            parts.append("true" if item else "false")
+        elif isinstance(item, (int, float)):
+            parts.append(js_number(item))
+        elif isinstance(item, str):
+            parts.append(json.dumps(item, ensure_ascii=False))
+        elif isinstance(item, (list, tuple, dict)):
+            dict_like = isinstance(item, dict)
+            tokens: list[Any] = [_Piece("{" if dict_like else "[")]
+            entries: Any = item.items() if isinstance(item, dict) else enumerate(item)
+            for index, (key, child) in enumerate(entries):
+                comma = "," if index else ""
+                if dict_like:
+                    tokens.append(_Piece(f"{comma}{json.dumps(str(key), ensure_ascii=False)}:"))
+                elif comma:
+                    tokens.append(_Piece(comma))
+                tokens.append(child)
+            tokens.append(_Piece("}" if dict_like else "]"))
+            stack.extend(reversed(tokens))
+        else:
+            raise TypeError(f"not a JSON literal: {type(item).__name__}")
+    return "".join(parts)
 
 
-def join_path(parent: str, key: str | int) -> str:
+class _Piece(str):
+    """Output text, as opposed to a literal still to be written."""
+
+
+class PathLink:
+    """The path of a child: its parent's path and its key, rendered on demand."""
+
+    __slots__ = ("key", "parent")
+
+    def __init__(self, parent: Path, key: str | int) -> None:
+        self.parent = parent
+        self.key = key
+
+    def __str__(self) -> str:
+        keys: list[str | int] = []
+        node: Path = self
+        while type(node) is PathLink:
+            keys.append(node.key)
+            node = node.parent
+        base = str(node)
+        parts = [base]
+        filled = bool(base)
+        for key in reversed(keys):
+            if type(key) is int:
+                part = f"[{key}]"
+            else:
+                part = f".{key}" if filled else str(key)
+            parts.append(part)
+            filled = filled or bool(part)
+        return "".join(parts)
+
+    def __bool__(self) -> bool:
+        return True
+
+
+Path: TypeAlias = "str | PathLink"
+"""A message path: a string, or a `PathLink` that renders as one."""
+
+
+def join_path(parent: Path, key: str | int) -> str:
     """The dotted path of a child: ``opts.depth``, ``tags[0]``, ``[0]`` under the root."""
     if type(key) is int:
         return f"{parent}[{key}]"
     return f"{parent}.{key}" if parent else str(key)
 
 
-def label(path: str) -> str:
+def label(path: Path) -> str:
     """The quoted label a message uses for a path; the root is ``"arguments"``."""
     return f'"{path or ROOT_LABEL}"'

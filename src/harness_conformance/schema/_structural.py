@@ -14,6 +14,8 @@ import dataclasses
 import functools
 from typing import Any
 
+from ._render import int_text
+
 __all__ = ["tree_equal", "tree_hash", "tree_repr"]
 
 
@@ -133,7 +135,7 @@ def tree_repr(root: Any) -> str:
                 tokens.append(value)
             tokens.append(_Text("}"))
         else:
-            parts.append(repr(item))
+            parts.append(int_text(item) if type(item) is int else repr(item))
             continue
         pending.extend(reversed(tokens))
     return "".join(parts)

@@ -12,6 +12,7 @@ not lossless JSON at the nearest container.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ._checks import Check, Out, lossless_message
@@ -49,10 +50,21 @@ def run_check(check: Check, value: Any, out: Out) -> None:
             stack.append(child)
 
 
-def validate_args(spec: Spec, args: Any) -> list[str]:
-    """Every way ``args`` violates ``spec``, as wire-format messages; ``[]`` when valid."""
+def validate_args(spec: Spec, args: Any, *, pattern_budget: float | None = None) -> list[str]:
+    """Every way ``args`` violates ``spec``, as wire-format messages; ``[]`` when valid.
+
+    ``pattern_budget`` is the number of seconds one ``pattern`` check may take (default
+    `PATTERN_BUDGET`, or the ``HARNESS_CONFORMANCE_PATTERN_BUDGET`` environment
+    variable); a string not checked in time is reported, never accepted."""
     check = checker(spec)
     out = Out()
+    if pattern_budget is not None:
+        if not _is_budget(pattern_budget):
+            raise ValueError(
+                f"pattern_budget must be a positive finite number of seconds, "
+                f"not {pattern_budget!r}"
+            )
+        out.budget = float(pattern_budget)
     try:
         run_check(check, args, out)
     except Exception:
@@ -60,6 +72,10 @@ def validate_args(spec: Spec, args: Any) -> list[str]:
     if not out and type(args) not in PLAIN_TYPES:
         out.append(lossless_message(""))
     return list(out)
+
+
+def _is_budget(value: Any) -> bool:
+    return type(value) in (int, float) and 0 < value < math.inf
 
 
 def _refuse_constant(name: str) -> Any:
