@@ -33,7 +33,14 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ._conformance_errors_shape import hand_error_problems
-from ._conformance_files import VectorFailure, VectorFileError, read_json, shape_checker, slug
+from ._conformance_files import (
+    VectorFailure,
+    VectorFileError,
+    meta_path,
+    read_checked,
+    shape_checker,
+    slug,
+)
 from .errors import HarnessError, LlmError, LlmFailure, error_chain, error_info
 
 __all__ = [
@@ -262,20 +269,15 @@ def load_error_vectors(
     directory. Raises `VectorFileError` naming the file and JSON path of every problem.
     """
     folder = Path(directory)
-    if not folder.is_dir():
-        raise VectorFileError(folder, ["is not a directory"])
-    meta = Path(meta_schema) if meta_schema is not None else folder.parent / "meta"
-    if meta_schema is None:
-        meta = meta / ERROR_META_SCHEMA_NAME
-    check = shape_checker(meta, hand_error_problems)
+    check = shape_checker(
+        meta_path(folder, meta_schema, ERROR_META_SCHEMA_NAME), hand_error_problems
+    )
     return [_load_file(path, check) for path in sorted(folder.glob("*.json"))]
 
 
 def _load_file(path: Path, check: Callable[[Any], list[str]]) -> ErrorVector:
-    data = read_json(path)
-    problems = check(data)
-    if problems:
-        raise VectorFileError(path, problems)
+    data = read_checked(path, check)
+    problems: list[str] = []
     cases: list[ErrorCase] = []
     seen: dict[str, str] = {}
     for index, raw in enumerate(data["cases"]):

@@ -23,6 +23,8 @@ __all__ = [
     "HandCheck",
     "VectorFailure",
     "VectorFileError",
+    "meta_path",
+    "read_checked",
     "read_json",
     "same_json",
     "shape_checker",
@@ -115,6 +117,27 @@ def read_json(path: Path) -> Any:
         if "integer string conversion" in problem:
             problem = f"an integer has more than {sys.get_int_max_str_digits()} digits"
         raise VectorFileError(path, [f"invalid JSON: {problem}"]) from exc
+
+
+def meta_path(folder: Path, meta_schema: str | Path | None, default_name: str) -> Path:
+    """The meta-schema to check a vector folder with: ``meta_schema`` when given, else
+    ``default_name`` in ``meta/`` beside ``folder``. Raises `VectorFileError` when
+    ``folder`` is not a directory."""
+    if not folder.is_dir():
+        raise VectorFileError(folder, ["is not a directory"])
+    if meta_schema is not None:
+        return Path(meta_schema)
+    return folder.parent / "meta" / default_name
+
+
+def read_checked(path: Path, check: HandCheck) -> Any:
+    """The JSON document of ``path`` after ``check`` found no problem in its shape;
+    raises `VectorFileError` listing every problem otherwise."""
+    data = read_json(path)
+    problems = check(data)
+    if problems:
+        raise VectorFileError(path, problems)
+    return data
 
 
 def _refuse_constant(name: str) -> Any:

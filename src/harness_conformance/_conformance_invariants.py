@@ -26,7 +26,8 @@ from typing import Any
 from ._conformance_files import (
     VectorFailure,
     VectorFileError,
-    read_json,
+    meta_path,
+    read_checked,
     shape_checker,
     slug,
 )
@@ -116,20 +117,15 @@ def load_invariant_vectors(
     directory. Raises `VectorFileError` naming the file and JSON path of every problem.
     """
     folder = Path(directory)
-    if not folder.is_dir():
-        raise VectorFileError(folder, ["is not a directory"])
-    meta = Path(meta_schema) if meta_schema is not None else folder.parent / "meta"
-    if meta_schema is None:
-        meta = meta / INVARIANT_META_SCHEMA_NAME
-    check = shape_checker(meta, _hand_problems)
+    check = shape_checker(
+        meta_path(folder, meta_schema, INVARIANT_META_SCHEMA_NAME), _hand_problems
+    )
     return [_load_file(path, check) for path in sorted(folder.glob("*.json"))]
 
 
 def _load_file(path: Path, check: Callable[[Any], list[str]]) -> InvariantVector:
-    data = read_json(path)
-    problems = check(data)
-    if problems:
-        raise VectorFileError(path, problems)
+    data = read_checked(path, check)
+    problems: list[str] = []
     stem = path.stem
     if "cases" not in data:
         raw_cases = [dict(data, description=data["profile"])]

@@ -26,6 +26,7 @@ from typing import Any
 from ._conformance_files import (
     VectorFailure,
     VectorFileError,
+    meta_path,
     read_json,
     same_json,
     shape_checker,
@@ -107,11 +108,7 @@ def load_replay_vectors(
     directory. Raises `VectorFileError` naming the file and JSON path of every problem.
     """
     folder = Path(directory)
-    if not folder.is_dir():
-        raise VectorFileError(folder, ["is not a directory"])
-    meta = Path(meta_schema) if meta_schema is not None else None
-    if meta is None:
-        meta = folder.parent / "meta" / REPLAY_META_SCHEMA_NAME
+    meta = meta_path(folder, meta_schema, REPLAY_META_SCHEMA_NAME)
     check_expected = shape_checker(meta, _hand_expected)
     check_events = shape_checker(meta, _hand_events, definition="events")
     return [

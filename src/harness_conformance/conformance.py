@@ -48,7 +48,8 @@ from ._conformance_errors import (
 from ._conformance_files import (
     VectorFailure,
     VectorFileError,
-    read_json,
+    meta_path,
+    read_checked,
     same_json,
     shape_checker,
     slug,
@@ -221,22 +222,15 @@ def load_schema_vectors(
     by hand instead.
     """
     folder = Path(directory)
-    if not folder.is_dir():
-        raise VectorFileError(folder, ["is not a directory"])
-    meta_path = Path(meta_schema) if meta_schema is not None else _default_meta(folder)
-    shape_check = shape_checker(meta_path, hand_shape_problems)
+    shape_check = shape_checker(
+        meta_path(folder, meta_schema, META_SCHEMA_NAME), hand_shape_problems
+    )
     return [_load_file(path, shape_check) for path in sorted(folder.glob("*.json"))]
 
 
-def _default_meta(folder: Path) -> Path:
-    return folder.parent / "meta" / META_SCHEMA_NAME
-
-
 def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVector:
-    data = read_json(path)
-    problems = shape_check(data)
-    if problems:
-        raise VectorFileError(path, problems)
+    data = read_checked(path, shape_check)
+    problems: list[str] = []
     spec: Spec | None = None
     if "spec" in data:
         try:
