@@ -9,6 +9,7 @@ The scenario format and the recording itself are in `harness_conformance._scenar
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -20,13 +21,15 @@ from ._redact import Redactor
 from ._scenario import Recording, load_scenario, record_scenario, scenario_from_prompts
 from ._secret import Secret, declared_secrets
 from .errors import CassetteError
+from .events import DurableEvent, ToolCallEvent, ToolResultEvent
 from .models._openai_compat import DEEPSEEK_BASE_URL
 
-__all__ = ["add_record"]
+__all__ = ["add_record", "undeclared_calls"]
 
 DEFAULT_MODEL = "deepseek-chat"
 DEFAULT_KEY_ENV = "DEEPSEEK_API_KEY"
 _SHOWN_TEXT = 120
+_UNDECLARED = "UNKNOWN_TOOL"
 
 
 def _shorten(text: str) -> str:
@@ -34,7 +37,32 @@ def _shorten(text: str) -> str:
     return flat if len(flat) <= _SHOWN_TEXT else flat[: _SHOWN_TEXT - 3] + "..."
 
 
+def undeclared_calls(events: tuple[DurableEvent, ...]) -> dict[int, list[str]]:
+    """The tool names of the calls answered ``UNKNOWN_TOOL`` (a tool the scenario did not
+    declare), by turn, in the order the model called them."""
+    names = {
+        (event.turn, event.call_id): event.name
+        for event in events
+        if isinstance(event, ToolCallEvent)
+    }
+    found: dict[int, list[str]] = {}
+    for event in events:
+        if isinstance(event, ToolResultEvent) and (event.error or {}).get("code") == _UNDECLARED:
+            name = names.get((event.turn, event.call_id or ""), "?")
+            found.setdefault(event.turn, []).append(name)
+    return found
+
+
+def _undeclared_note(names: list[str]) -> str:
+    """``1 call of an undeclared tool: "get_wether" (UNKNOWN_TOOL)``."""
+    distinct = list(dict.fromkeys(names))
+    tools = "an undeclared tool" if len(distinct) == 1 else "undeclared tools"
+    shown = ", ".join(json.dumps(name, ensure_ascii=False) for name in distinct)
+    return f"{plural(len(names), 'call')} of {tools}: {shown} ({_UNDECLARED})"
+
+
 def _summary(recording: Recording) -> list[str]:
+    undeclared = undeclared_calls(recording.events)
     lines = [
         f"recorded {plural(recording.interactions, 'interaction')} into {recording.path}",
         f"turns: {len(recording.turns)}, tool calls: {recording.tool_calls}",
@@ -45,7 +73,11 @@ def _summary(recording: Recording) -> list[str]:
             error = turn.reason.get("error", {})
             code, message = error.get("code", "UNKNOWN"), error.get("message", "")
             lines.append(f"turn {turn.turn}: error {code}: {message}")
+            if turn.turn in undeclared:
+                lines.append(f"turn {turn.turn}: {_undeclared_note(undeclared[turn.turn])}")
         else:
+            if turn.turn in undeclared:
+                kind += ", " + _undeclared_note(undeclared[turn.turn])
             lines.append(f"turn {turn.turn}: {kind}: {_shorten(turn.text)!r}")
     if recording.prompts_left:
         lines.append(f"not sent after the error: {plural(recording.prompts_left, 'prompt')}")
@@ -140,7 +172,8 @@ def _run(args: argparse.Namespace) -> int:
     redactor = Redactor(declared_secrets([key]))
     for line in _summary(recording):
         print(redactor.text(line))
-    return 1 if recording.error_codes or recording.violations else 0
+    failed = recording.error_codes or recording.violations or undeclared_calls(recording.events)
+    return 1 if failed else 0
 
 
 def add_record(commands: Any) -> None:

@@ -84,7 +84,13 @@ def find_session_logs(arguments: Sequence[str]) -> list[InputFile]:
     found: list[InputFile] = []
     seen: set[Path] = set()
     for argument in arguments:
-        files = find_inputs([argument], (".jsonl",), what="session log", plural_what="session logs")
+        files = find_inputs(
+            [argument],
+            (".jsonl",),
+            what="session log",
+            plural_what="session logs",
+            name_folders=len(arguments) > 1,
+        )
         if Path(argument).is_dir():
             files = [f for f in files if fnmatch.fnmatch(f.path.name, LOG_PATTERN)]
             if not files:

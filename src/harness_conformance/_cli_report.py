@@ -62,11 +62,28 @@ def _not_regular(path: Path) -> str | None:
     return f"{path} is not a regular file (a pipe, socket or device); give a file"
 
 
+def _name(argument: str, relative: Path, name_folders: bool) -> str:
+    """The shown name of a file found at ``relative`` below the directory ``argument``."""
+    if not name_folders:
+        return relative.as_posix()
+    return os.path.join(argument, *relative.parts)
+
+
 def find_inputs(
-    arguments: Sequence[str], suffixes: Iterable[str], *, what: str, plural_what: str
+    arguments: Sequence[str],
+    suffixes: Iterable[str],
+    *,
+    what: str,
+    plural_what: str,
+    name_folders: bool | None = None,
 ) -> list[InputFile]:
     """The files named by ``arguments``: each file as given, and every file under each
     directory (recursively) whose name ends with one of ``suffixes``, sorted by path.
+
+    A file found in a directory is named by its path relative to that directory; when
+    ``name_folders`` is true (by default, when more than one argument is given) the
+    directory as given comes first (``DIR1/a.yaml``, ``DIR2/a.yaml``), so the files of
+    two directories holding the same names stay apart.
 
     A missing path, an argument that is neither a file nor a directory, or a directory
     holding none of those files, is a `UsageError` naming it. An entry of a directory
@@ -74,6 +91,8 @@ def find_inputs(
     with its `InputFile.problem`. A file reached twice is checked once.
     """
     endings = tuple(suffix.lower() for suffix in suffixes)
+    if name_folders is None:
+        name_folders = len(arguments) > 1
     found: list[InputFile] = []
     seen: set[Path] = set()
     for argument in arguments:
@@ -89,7 +108,7 @@ def find_inputs(
                     f"directory {root} holds no {plural_what} ({patterns}): "
                     f"give a {what} file or a directory that contains some"
                 )
-            pairs = [(p, p.relative_to(root).as_posix()) for p in files]
+            pairs = [(p, _name(argument, p.relative_to(root), name_folders)) for p in files]
         elif root.exists() or root.is_symlink():
             problem = _not_regular(root)
             if problem is not None:

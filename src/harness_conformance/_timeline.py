@@ -7,6 +7,8 @@ chunk of the step, assistant messages, tool calls with their results, events of 
 the loop does not model). Every invariant `Violation` sits on the node of the event it
 names; a violation whose seq names no event stays on the session. Every invalid recorded
 tool call sits on its `ToolCallEntry`, or on the session when no tool/call event matches.
+Each session also carries the system text and the tool definitions the model was given
+(see `harness_conformance._timeline_setup`).
 
 The nodes live in `harness_conformance._timeline_model`. The builder is lenient,
 because a log with violations is exactly what it must show: a step outside a turn opens
@@ -39,7 +41,8 @@ from ._timeline_model import (
     UserEntry,
     blocks_text,
 )
-from .cassettes import ForeignReplay
+from ._timeline_setup import log_setup, request_tools
+from .cassettes import ForeignReplay, load_foreign_cassette
 from .events import (
     AssistantChunkEvent,
     AssistantMessageEvent,
@@ -223,7 +226,9 @@ def _build(
 
 
 def timeline_of_replay(replay: ForeignReplay, profile: str) -> Timeline:
-    """The timeline of a replayed cassette, one session per rebuilt session."""
+    """The timeline of a replayed cassette, one session per rebuilt session, with the
+    system text and the tools its recorded requests offered."""
+    bodies = {item.index: item.request_body for item in load_foreign_cassette(replay.path)}
     sessions = []
     for number, foreign in enumerate(replay.sessions, start=1):
         session = SessionTimeline(
@@ -233,6 +238,8 @@ def timeline_of_replay(replay: ForeignReplay, profile: str) -> Timeline:
             interactions=foreign.interactions,
             events=len(foreign.events),
             notes=foreign.notes,
+            system=foreign.system,
+            tools=request_tools(bodies.get(index) for index in foreign.interactions),
         )
         _build(session, foreign.events, list(foreign.violations))
         by_id = {call.call_id: call for call in session.calls()}
@@ -266,12 +273,16 @@ def timeline_of_log(
         and isinstance(event.source, dict)
         and event.source.get("kind") == "user"
     )
+    system, tools, tools_as_recorded = log_setup(events)
     session = SessionTimeline(
         number=1,
         model=_model_of(events),
         prompts=prompts,
         interactions=None,
         events=len(events),
+        system=system,
+        tools=tools,
+        tools_as_recorded=tools_as_recorded,
     )
     _build(session, events, violations)
     return Timeline(

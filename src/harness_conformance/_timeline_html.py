@@ -10,7 +10,12 @@ Classes the page uses, for styling and for tests: ``.session``, ``.turn``, ``.st
 ``.chunk`` (inside a collapsed ``<details class="chunks">`` per step), ``.tool-call``
 (its ``<pre class="arguments">`` holds the arguments, pretty-printed when they parse
 as JSON), ``.result``, ``.error`` (an error tool result or a turn that ended with an
-error), ``.violation`` (``data-seq``, ``data-rule``), ``.invalid-call``. Violations of
+error), ``.violation`` (``data-seq``, ``data-rule``), ``.invalid-call``. A session's
+setup sits under its header, collapsed: ``<details class="setup system">`` holds the
+system text (``<pre class="system-text">``), ``<details class="setup tools">`` one
+``.tool-def`` per tool (``data-name``; ``.description``; ``<pre class="parameters">``
+with its JSON Schema), or ``<pre class="tools-as-recorded">`` when the source holds
+something else there (a placeholder). Violations of
 one event are grouped in ``<div class="violations" id="seq-N">`` placed at that event;
 in session ``k > 1`` the id is ``sK-seq-N`` because every session counts seqs from 0.
 When the script has run, ``<html>`` carries ``data-ready="1"`` and the counts it found
@@ -39,10 +44,11 @@ from ._timeline_model import (
     StepNode,
     Timeline,
     ToolCallEntry,
+    ToolDefinition,
     TurnNode,
     UserEntry,
 )
-from ._timeline_text import describe_reason
+from ._timeline_text import describe_reason, tool_names
 from .events import chunk_to_json
 from .invariants import Violation
 
@@ -237,6 +243,44 @@ def _turn(session: int, turn: TurnNode) -> str:
     )
 
 
+def _tool_definition(tool: ToolDefinition) -> str:
+    description = (
+        f'<div class="description">{_long(tool.description)}</div>' if tool.description else ""
+    )
+    if tool.parameters is None:
+        parameters = '<div class="clipped">(no parameters schema)</div>'
+    else:
+        pretty = json.dumps(tool.parameters, indent=2, ensure_ascii=False)
+        parameters = f'<pre class="parameters">{_long(pretty)}</pre>'
+    return (
+        f'<div class="tool-def" data-name="{_e(tool.name)}"><code class="label">'
+        f"{_e(tool.name)}</code>{description}{parameters}</div>"
+    )
+
+
+def _setup(session: SessionTimeline) -> str:
+    """The system text and the tools, each collapsed; empty when the source has none."""
+    parts = []
+    if session.system is not None:
+        parts.append(
+            '<details class="setup system"><summary>system prompt <span class="seqs">'
+            f"({len(session.system)} characters)</span></summary>"
+            f'<pre class="system-text">{_long(session.system)}</pre></details>'
+        )
+    if session.tools:
+        shown = "".join(_tool_definition(tool) for tool in session.tools)
+        parts.append(
+            f'<details class="setup tools"><summary>{len(session.tools)} tool definition(s): '
+            f"{_e(tool_names(session.tools))}</summary>{shown}</details>"
+        )
+    elif session.tools_as_recorded is not None:
+        parts.append(
+            '<details class="setup tools"><summary>tools, as recorded</summary>'
+            f'<pre class="tools-as-recorded">{_long(session.tools_as_recorded)}</pre></details>'
+        )
+    return "".join(parts)
+
+
 def _session(session: SessionTimeline, total: int) -> str:
     number = session.number
     meta = [f"{session.events} events"]
@@ -261,7 +305,8 @@ def _session(session: SessionTimeline, total: int) -> str:
     return (
         f'<section class="session" id="session-{number}" data-session="{number}">'
         f"<h2>Session {number} of {total} &middot; {model}</h2>"
-        f'<ul class="meta">{"".join(f"<li>{m}</li>" for m in meta)}</ul>{body}'
+        f'<ul class="meta">{"".join(f"<li>{m}</li>" for m in meta)}</ul>{_setup(session)}'
+        f"{body}"
         f"{_violations(number, session.unplaced)}{unmatched}</section>"
     )
 

@@ -29,6 +29,7 @@ __all__ = [
     "StepNode",
     "Timeline",
     "ToolCallEntry",
+    "ToolDefinition",
     "Totals",
     "TurnNode",
     "UserEntry",
@@ -172,6 +173,18 @@ class TurnNode(_Node):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ToolDefinition:
+    """A tool as the model was offered it: a recorded request's ``tools`` entry, or one
+    of a session log's ``request/header``."""
+
+    name: str
+    """The tool name; ``(no name)`` when the entry gives none."""
+    description: str
+    parameters: Any
+    """The parameters JSON Schema as recorded (any JSON value; None when absent)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Totals:
     """Counts over one or more sessions."""
 
@@ -202,6 +215,13 @@ class SessionTimeline:
     """The cassette interactions the session covers; ``None`` for a session log."""
     events: int
     notes: tuple[str, ...] = ()
+    system: str | None = None
+    """The system text the model was given, as recorded (a log may hold a placeholder)."""
+    tools: tuple[ToolDefinition, ...] = ()
+    """The tools the model was offered."""
+    tools_as_recorded: str | None = None
+    """The recorded tools value as JSON text when it is not a list of definitions (a
+    reference log writes the placeholder ``{{tools}}``)."""
     items: list[TurnNode | Entry] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     """Every violation of the session (also on the nodes they concern)."""

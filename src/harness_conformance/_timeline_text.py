@@ -24,13 +24,14 @@ from ._timeline_model import (
     StepNode,
     Timeline,
     ToolCallEntry,
+    ToolDefinition,
     Totals,
     TurnNode,
     UserEntry,
 )
 from .invariants import Violation
 
-__all__ = ["clip", "describe_reason", "render_text", "totals_line"]
+__all__ = ["clip", "describe_reason", "render_text", "tool_names", "totals_line"]
 
 _INDENT = "  "
 
@@ -42,6 +43,11 @@ def clip(text: str, limit: int = 200) -> str:
     if len(flat) <= limit + 40:
         return flat
     return f"{flat[:limit]}... ({len(flat) - limit} more chars)"
+
+
+def tool_names(tools: Iterable[ToolDefinition]) -> str:
+    """``get_weather, lookup``: the names of ``tools`` on one line, cut when long."""
+    return clip(", ".join(tool.name for tool in tools), 200)
 
 
 def totals_line(totals: Totals) -> str:
@@ -183,6 +189,12 @@ def _session(session: SessionTimeline, total: int) -> list[str]:
         lines.append(f"{_INDENT}prompt {number}: {clip(prompt, 120)}")
     for note in session.notes:
         lines.append(f"{_INDENT}note: {note}")
+    if session.system is not None:
+        lines.append(f"{_INDENT}system: {clip(session.system, 120)}")
+    if session.tools:
+        lines.append(f"{_INDENT}tools: {tool_names(session.tools)}")
+    elif session.tools_as_recorded is not None:
+        lines.append(f"{_INDENT}tools, as recorded: {clip(session.tools_as_recorded, 120)}")
     for item in session.items:
         if isinstance(item, TurnNode):
             lines.extend(_turn(item, 1))
