@@ -1,7 +1,8 @@
 """The ``conformance`` command: run the language-neutral vectors of a directory.
 
 ``DIR`` is a conformance directory holding ``schema/``, ``invariants/``, ``replay/``
-and ``errors/`` (each kind runs when its folder exists), or one kind's folder itself. The
+and ``errors/`` (each kind runs when its folder exists), or one kind's folder itself;
+without it the command runs the vectors this package ships (:func:`shipped_vectors`). The
 command prints a table per kind (one row per vector), every failure with what the
 vector expects and what this library gave, and the totals; the exit status is 1 when
 anything failed and 2 for a missing directory or a malformed vector file.
@@ -13,6 +14,7 @@ import argparse
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +22,25 @@ from ._cli_output import Progress, UsageError, plural, render_table
 from ._cli_report import unreadable
 from ._json_text import parse_json
 
-__all__ = ["KINDS", "add_conformance", "detect_kinds"]
+__all__ = ["KINDS", "add_conformance", "detect_kinds", "shipped_vectors"]
 
 KINDS = ("schema", "invariants", "replay", "errors")
 """The kinds of vectors, in the order they run."""
+
+PACKAGED_FOLDER = "_vectors"
+"""The folder inside the installed package that holds the repository's ``conformance/``."""
+
+
+def shipped_vectors() -> Path | None:
+    """The conformance folder this package ships: the copy inside an installed wheel, or
+    the repository's ``conformance/`` when the package runs from a source checkout."""
+    packaged = files("harness_conformance") / PACKAGED_FOLDER
+    if isinstance(packaged, Path) and (packaged / "meta").is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[2] / "conformance"
+    if (checkout / "meta").is_dir() and (checkout.parent / "pyproject.toml").is_file():
+        return checkout
+    return None
 
 
 @dataclass
@@ -175,7 +192,16 @@ def _show(value: Any) -> str:
 def _run_conformance(args: argparse.Namespace) -> int:
     from .conformance import VectorFileError
 
-    directory = Path(args.directory)
+    if args.directory is None:
+        found = shipped_vectors()
+        if found is None:
+            raise UsageError(
+                "this installation ships no conformance vectors: "
+                "pass the DIR of a conformance folder"
+            )
+        directory = found
+    else:
+        directory = Path(args.directory)
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a directory of conformance vectors")
     kinds = detect_kinds(directory)
@@ -231,5 +257,10 @@ def add_conformance(commands: Any) -> None:
             "(or of one kind's folder) against this library."
         ),
     )
-    parser.add_argument("directory", nargs="?", default="conformance", help="default: conformance")
+    parser.add_argument(
+        "directory",
+        nargs="?",
+        default=None,
+        help="default: the vectors shipped with this package",
+    )
     parser.set_defaults(run=_run_conformance)

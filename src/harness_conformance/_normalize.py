@@ -1,4 +1,6 @@
-"""Event logs normalised for comparison: times zeroed, ids replaced by stable tokens.
+"""Event logs normalised for comparison: times zeroed, ids replaced by stable tokens,
+the absolute paths of this machine replaced by ``<rootdir>``, ``<home>``, ``<tmp>`` and
+their kin (see `harness_conformance._machine_paths`).
 
 This module needs no test dependency, so the conformance runner of a plain install
 uses it; `harness_conformance.snapshots` re-exports `normalize_events`.
@@ -10,6 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ._machine_paths import path_replacer
 from .events import DurableEvent, event_to_json
 
 __all__ = ["normalize_events"]
@@ -23,6 +26,7 @@ class _Tokens:
 
     def __init__(self) -> None:
         self.seen: dict[tuple[str, str], str] = {}
+        self.paths = path_replacer()
 
     def token(self, kind: str, value: str) -> str:
         key = (kind, value)
@@ -45,11 +49,13 @@ class _Tokens:
         if isinstance(value, list):
             return [self.walk(item) for item in value]
         if isinstance(value, str):
-            return _UUID.sub(lambda m: self.token("uuid", m.group(0).lower()), value)
+            text = self.paths(value)
+            return _UUID.sub(lambda m: self.token("uuid", m.group(0).lower()), text)
         return value
 
 
 def normalize_events(events: Iterable[DurableEvent]) -> list[dict[str, Any]]:
-    """The events' JSON with times zeroed and ids replaced by stable tokens."""
+    """The events' JSON with times zeroed, ids replaced by stable tokens and the paths of
+    this machine by their tokens."""
     tokens = _Tokens()
     return [tokens.walk(event_to_json(event)) for event in events]

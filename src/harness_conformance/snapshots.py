@@ -2,7 +2,9 @@
 
 `normalize_events` turns a session's durable events into their on-disk form with
 every ``time`` zeroed and every UUID and id replaced by a stable token numbered by
-first appearance (``<uuid-1>``, ``<id-1>``); ``seq`` is kept. `EventLogSnapshot`
+first appearance (``<uuid-1>``, ``<id-1>``) and every absolute path of this machine
+(the pytest rootdir, the working, site-packages, temporary and home folders) replaced by
+a token (``<rootdir>``, ``<tmp>``, ...); ``seq`` is kept. `EventLogSnapshot`
 is a syrupy extension that writes one readable, versioned ``.events.jsonl`` file per
 snapshot: use it as ``snapshot.use_extension(EventLogSnapshot)``; ``pytest
 --snapshot-update`` refreshes it.

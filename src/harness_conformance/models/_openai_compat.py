@@ -14,11 +14,20 @@ made, so a model can be built (for replay, for a listing) without any key:
 ``LlmError`` with code MISSING_CREDENTIAL at that first call.
 
 The ``openai`` package is imported on first use, so importing this module is cheap.
+
+Every client a model builds verifies TLS with one shared SSL context, built once per
+process (and again only when ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` changes) the way the
+SDK's HTTP library builds its default: loading the CA store costs tens of milliseconds,
+which a test suite of replayed sessions would otherwise pay once per test. An SSL
+context belongs to no event loop, so sharing it across loops and threads is safe; each
+loop still gets its own client and connection pool.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import suppress
 from types import TracebackType
@@ -35,6 +44,8 @@ from ._chat_stream import ChatStreamAssembler
 from ._errors import provider_errors, request_id_of
 
 if TYPE_CHECKING:
+    import ssl
+
     from openai import AsyncOpenAI
 
 __all__ = ["DEEPSEEK_BASE_URL", "DEFAULT_TIMEOUT", "OpenAICompatibleModel", "credential_env_vars"]
@@ -47,6 +58,8 @@ DEFAULT_TIMEOUT = 120.0
 
 _CLOSE_TIMEOUT = 2.0
 _EVENT_STREAM = "text/event-stream"
+_SSL_LOCK = threading.Lock()
+_SSL_CONTEXTS: dict[tuple[str, str | None, str | None], ssl.SSLContext] = {}
 
 
 def credential_env_vars(base_url: str) -> tuple[str, ...]:
@@ -55,6 +68,41 @@ def credential_env_vars(base_url: str) -> tuple[str, ...]:
     if host == "openai.com" or host.endswith(".openai.com"):
         return ("OPENAI_API_KEY",)
     return ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
+
+
+def shared_ssl_context(client_class: type[Any]) -> ssl.SSLContext | None:
+    """The SSL context every client of ``client_class`` (an ``AsyncClient`` of httpx or
+    httpx2) built here shares: the HTTP library's default, built once per CA setting.
+    None when the library offers no way to build it, and the client builds its own."""
+    library = next(
+        (
+            c.__module__.partition(".")[0]
+            for c in client_class.__mro__
+            if c.__name__ == "AsyncClient"
+        ),
+        None,
+    )
+    build = getattr(sys.modules.get(library or ""), "create_ssl_context", None)
+    if library is None or not callable(build):
+        return None
+    key = (library, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    with _SSL_LOCK:
+        context = _SSL_CONTEXTS.get(key)
+        if context is None:
+            context = _SSL_CONTEXTS[key] = build(verify=True, trust_env=True)
+        return context
+
+
+def _http_client() -> Any:
+    """An HTTP client with the SDK's defaults and the shared SSL context, or None for the
+    SDK's own."""
+    import openai
+    from openai import _base_client
+
+    # The SDK's wrapper closes a client dropped unclosed; the public class is the fallback.
+    client_class = getattr(_base_client, "AsyncHttpxClientWrapper", openai.DefaultAsyncHttpxClient)
+    context = shared_ssl_context(client_class)
+    return None if context is None else client_class(verify=context)
 
 
 def _wire_dict(item: object) -> object:
@@ -158,6 +206,7 @@ class OpenAICompatibleModel:
             base_url=self._base_url,
             timeout=self._timeout,
             max_retries=self._max_retries,
+            http_client=_http_client(),
         )
         self._owned_loop = loop
         return self._owned

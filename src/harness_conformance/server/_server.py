@@ -1,10 +1,10 @@
 """`LoopbackModelServer`: a scripted OpenAI-compatible HTTP server on 127.0.0.1.
 
-The server runs `http.server.ThreadingHTTPServer` in a background thread on a free
-loopback port and answers ``POST /v1/chat/completions`` and ``POST /chat/completions``
-with the next script entry. Responses use HTTP/1.1: JSON bodies carry a
-``content-length``, event streams use chunked transfer encoding and are flushed event
-by event, so a client sees them arrive in pieces.
+The server runs `http.server.ThreadingHTTPServer` in a background thread on a loopback
+port (any free one unless ``port`` names one) and answers ``POST /v1/chat/completions``
+and ``POST /chat/completions`` with the next script entry. Responses use HTTP/1.1:
+JSON bodies carry a ``content-length``, event streams use chunked transfer encoding and
+are flushed event by event, so a client sees them arrive in pieces.
 
 Nothing it does is unbounded: request bodies are capped, idle connections time out,
 a hang lasts at most its ``limit``, and `stop` wakes every stalled handler by shutting
@@ -14,6 +14,7 @@ its socket down before joining the threads with a timeout.
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import json
 import select
@@ -121,12 +122,20 @@ class LoopbackModelServer:
     OpenAI client needs. Every request is recorded in `requests`; `assert_consumed`
     fails when entries were left unplayed or when requests arrived that the script
     could not answer (those got an HTTP 500 naming the problem).
+
+    ``port`` is the loopback port to bind: ``0`` (the default) takes any free one; a fixed
+    port gives a stable ``base_url`` to record against. The server listens on 127.0.0.1
+    only, never on another interface.
     """
 
     __test__ = False
 
-    def __init__(self, script: Sequence[ScriptEntry] = ()) -> None:
+    def __init__(self, script: Sequence[ScriptEntry] = (), *, port: int = 0) -> None:
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise ValueError(f"port must be an integer from 0 to 65535, got {port!r}")
         self.script: list[ScriptEntry] = list(script)
+        self.requested_port = port
+        """The port asked for; ``0`` means any free port (see `port` for the bound one)."""
         self.requests: list[RecordedRequest] = []
         self.problems: list[str] = []
         """Requests the script could not answer, described for `assert_consumed`."""
@@ -140,10 +149,20 @@ class LoopbackModelServer:
     # -- lifecycle --------------------------------------------------------------------
 
     def start(self) -> LoopbackModelServer:
-        """Bind a free loopback port and serve in a background thread."""
+        """Bind the loopback port and serve in a background thread."""
         if self._httpd is not None or self._stopping.is_set():
             raise RuntimeError("a LoopbackModelServer starts once")
-        httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        try:
+            httpd = _HTTPServer(("127.0.0.1", self.requested_port), _Handler)
+        except OSError as exc:
+            if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
+                raise
+            reason = "is in use" if exc.errno == errno.EADDRINUSE else "may not be bound"
+            raise OSError(
+                exc.errno,
+                f"LoopbackModelServer: port {self.requested_port} on 127.0.0.1 {reason}; "
+                "pick another port, or port=0 for any free one",
+            ) from exc
         httpd.owner = self
         self._httpd = httpd
         self._thread = threading.Thread(
