@@ -1,4 +1,9 @@
-"""Where a test's cassette lives: ``<cassette dir>/<test module>/<test name>.yaml``."""
+"""Where a test's cassette lives: ``<cassette dir>/<test module>/<test name>.yaml``.
+
+A name from the ``hc_cassette`` marker replaces the test name; a name with ``/`` in it
+is a path under the cassette dir instead (``shared/weather`` is
+``<cassette dir>/shared/weather.yaml``), so tests in several modules can share it.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +26,22 @@ def sanitize(name: str) -> str:
 
 def cassette_path(item: pytest.Item, directory: Path, name: str | None = None) -> Path:
     """The cassette file of ``item``; ``name`` (from the ``hc_cassette`` marker) replaces
-    the test-name part."""
+    the test-name part, or, with a ``/``, is the path under ``directory``. A name that is
+    empty or climbs out of ``directory`` is a usage error."""
+    if name is not None:
+        if not isinstance(name, str) or not name.strip("/ ."):
+            raise pytest.UsageError(
+                f"{item.nodeid}: hc_cassette(name=...) needs a non-empty name, not {name!r}"
+            )
+        if "/" in name:
+            parts = [part for part in name.split("/") if part]
+            if name.startswith("/") or ".." in parts:
+                raise pytest.UsageError(
+                    f"{item.nodeid}: hc_cassette(name={name!r}) must be a path relative to "
+                    "the cassette dir, without '..'"
+                )
+            *folders, last = (sanitize(part) for part in parts)
+            return directory.joinpath(*folders, f"{last}.yaml")
     module = Path(str(getattr(item, "path", "") or item.nodeid.split("::")[0])).stem
     if name is None:
         parts = item.nodeid.split("::")[1:]

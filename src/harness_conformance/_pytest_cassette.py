@@ -1,6 +1,10 @@
 """The cassette behind the plugin's ``hc_cassette``, ``hc_model`` and ``replay_session``
-fixtures: one vcrpy cassette per test, recorded or replayed through our format,
-scrubbing, matcher and offline guard."""
+fixtures and the ``hc_cassette`` marker: one vcrpy cassette per test, recorded or
+replayed through our format, scrubbing, matcher and offline guard.
+
+A cassette error fails the test's call phase (`end_call`): a miss the body or a client
+swallowed, or interactions a passing body left unplayed, replaces the body's outcome.
+What teardown adds (a miss after the body, a refused save) is raised at teardown."""
 
 from __future__ import annotations
 
@@ -12,21 +16,51 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._pytest_settings import cassette_dir, option, unused_allowed
+from ._pytest_settings import (
+    cassette_dir,
+    cassette_marker,
+    option,
+    secret_values,
+    unused_allowed,
+    volatile_paths,
+)
 
 if TYPE_CHECKING:
     from .agent import Agent
     from .cassettes import CassetteUse
+    from .errors import CassetteError
     from .models import OpenAICompatibleModel
     from .replay import SessionRun
 
-__all__ = ["CALL_FAILURE", "HcCassette", "name_codes", "open_cassette", "session_replayer"]
+__all__ = [
+    "ACTIVE",
+    "CALL_FAILURE",
+    "TRAP_PROPERTY",
+    "HcCassette",
+    "end_call",
+    "name_codes",
+    "open_cassette",
+    "session_replayer",
+]
 
 REPLAY_KEY = "replay-placeholder-key"
 """The API key a replaying model sends: the cassette answers, nothing checks it."""
 
+_SECRET_ADVICE = (
+    "in pytest, name the environment variable that holds the live value in the "
+    "hc_secret_env ini key or @pytest.mark.hc_cassette(secret_env=[...]), so recording "
+    "replaces it"
+)
+
 CALL_FAILURE = pytest.StashKey[BaseException]()
-"""What the test body raised (stored by the plugin's ``pytest_runtest_call``)."""
+"""What the test's call phase ended with (stored by the plugin's ``pytest_runtest_call``)."""
+
+TRAP_PROPERTY = "hc_new_episodes_trap"
+"""The ``user_properties`` key of the note a ``new_episodes`` recording leaves when the
+next replay of its cassette will fail; the terminal summary lists these notes."""
+
+ACTIVE = pytest.StashKey["HcCassette"]()
+"""The test's open cassette, while it is open."""
 
 
 class _TestFailed(Exception):
@@ -43,6 +77,10 @@ class HcCassette:
     path: Path
     mode: str
     use: CassetteUse
+    loaded: int = 0
+    """How many interactions were read from the file."""
+    strict: bool = False
+    """``--hc-strict-cassettes``: ``new_episodes`` also fails on unplayed interactions."""
 
     @property
     def replaying(self) -> bool:
@@ -61,11 +99,33 @@ class HcCassette:
             api_key=REPLAY_KEY if self.replaying else None,
         )
 
+    def pending_error(self, outcome: BaseException | None) -> CassetteError | None:
+        """The cassette error the test's call phase must end with, given what its body
+        raised (``outcome``): a miss or a blocked connection the body or a client
+        swallowed, or, after a body that passed, recorded interactions left unplayed."""
+        from .cassettes import unused_error
+        from .cassettes._guard import unreported
+
+        failures: list[CassetteError] = self.use.cassette.failures
+        if outcome is not None:
+            return unreported(failures, outcome) if isinstance(outcome, Exception) else None
+        if failures:
+            return failures[0]
+        if unused_allowed(self.item) is not None:
+            return None
+        if self.use.replaying:
+            return unused_error(self.use.cassette)
+        # Under ``all`` nothing replays: ``new_episodes`` is the one mode that both plays
+        # and records.
+        if self.strict and self.use.mode == "new_episodes":
+            return unused_error(self.use.cassette, loaded=self.loaded)
+        return None
+
 
 def _mode(item: pytest.Item) -> str:
     from .cassettes import resolve_mode
 
-    marker = item.get_closest_marker("hc_cassette")
+    marker = cassette_marker(item)
     configured = marker.kwargs.get("record_mode") if marker else None
     configured = configured or item.config.getini("hc_record_mode") or None
     try:
@@ -80,35 +140,43 @@ def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
     from vcr import VCR  # type: ignore[import-untyped]
 
     from ._plugin_paths import cassette_path
-    from .cassettes import configure_vcr, unused_error, use_cassette
+    from .cassettes import configure_vcr, use_cassette
     from .errors import CassetteError
 
     if path is None:
-        path = cassette_path(item, cassette_dir(item.config))
+        marker = cassette_marker(item)
+        name = marker.kwargs.get("name") if marker is not None else None
+        path = cassette_path(item, cassette_dir(item.config), name)
     mode = _mode(item)
     vcr = VCR()
     item.config.hook.pytest_hc_configure_vcr(vcr=vcr, item=item)
     # After the hook, so that nothing it sets can turn scrubbing or the format off.
-    configure_vcr(vcr)
+    configure_vcr(vcr, secrets=secret_values(item))
+    volatile = volatile_paths(item)
     strict = bool(
         item.config.getoption("hc_strict_cassettes") or item.config.getini("hc_strict_cassettes")
     )
     if CALL_FAILURE in item.stash:
         del item.stash[CALL_FAILURE]
     try:
-        with use_cassette(vcr, path, mode=mode, allow_unused=unused_allowed(item)) as use:
+        with use_cassette(
+            vcr, path, mode=mode, volatile=volatile, allow_unused=unused_allowed(item)
+        ) as use:
             loaded = len(use.cassette.data)
-            yield HcCassette(item=item, path=path, mode=mode, use=use)
+            cassette = HcCassette(item, path, mode, use, loaded=loaded, strict=strict)
+            item.stash[ACTIVE] = cassette
+            try:
+                yield cassette
+            finally:
+                del item.stash[ACTIVE]
             failure = item.stash.get(CALL_FAILURE, None)
             if failure is not None:
                 del item.stash[CALL_FAILURE]
                 raise _TestFailed(f"{item.nodeid} failed while its cassette was open") from failure
-            # A replay checks unplayed interactions itself, and under ``all`` nothing
-            # replays: ``new_episodes`` is the one mode that both plays and records.
-            if strict and use.mode == "new_episodes" and unused_allowed(item) is None:
-                error = unused_error(use.cassette, loaded=loaded)
-                if error is not None:
-                    raise error
+            # The call phase checked what the body did; this checks what teardown did.
+            error = cassette.pending_error(None)
+            if error is not None:
+                raise error
     except _TestFailed as ended:
         # The test's report already shows its failure; a note means saving failed too.
         if getattr(ended, "__notes__", None):
@@ -116,6 +184,46 @@ def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
     except CassetteError as exc:
         name_codes(exc)
         raise
+
+
+def end_call(item: pytest.Item, outcome: BaseException | None) -> BaseException | None:
+    """What the call phase of a test with an open cassette ends with: ``outcome`` (what
+    the body raised), or the cassette error it did not carry, with ``outcome`` as its
+    context. A cassette error so fails the test itself, whatever the body asserted."""
+    cassette = item.stash.get(ACTIVE, None)
+    final = outcome
+    if cassette is not None:
+        error = cassette.pending_error(outcome)
+        if error is not None:
+            if outcome is not None:
+                error.__context__ = outcome
+            final = error
+    if final is not None:
+        item.stash[CALL_FAILURE] = final
+        name_codes(final)
+    elif cassette is not None:
+        _note_new_episodes(cassette)
+    return final
+
+
+def _note_new_episodes(cassette: HcCassette) -> None:
+    """Note, in the test's report, that ``new_episodes`` left loaded interactions
+    unplayed: the next replay of the file fails with ``CASSETTE_UNUSED``."""
+    from .cassettes import unused_error
+
+    if cassette.use.mode != "new_episodes" or unused_allowed(cassette.item) is not None:
+        return
+    error = unused_error(cassette.use.cassette, loaded=cassette.loaded)
+    if error is not None:
+        unplayed = str(error).splitlines()[0]
+        cassette.item.user_properties.append(
+            (
+                TRAP_PROPERTY,
+                f"{cassette.item.nodeid}: {unplayed.removesuffix(':')}; the next replay fails "
+                "with CASSETTE_UNUSED: re-record it with --hc-record-mode=rewrite (pass "
+                "--hc-strict-cassettes to fail such a recording at once)",
+            )
+        )
 
 
 def name_codes(exc: BaseException) -> None:
@@ -129,6 +237,8 @@ def name_codes(exc: BaseException) -> None:
             note = f"{type(link).__name__} {link.code}"
             if note not in getattr(link, "__notes__", ()):
                 link.add_note(note)
+                if link.code == "CASSETTE_SECRET":
+                    link.add_note(_SECRET_ADVICE)
 
 
 def session_replayer(

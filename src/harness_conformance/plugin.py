@@ -56,25 +56,57 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "in cassette replays",
     )
     parser.addini("hc_block_network", "as --hc-block-network", type="bool", default=False)
+    parser.addini(
+        "hc_volatile",
+        "request-body paths left out of cassette matching, one a line (e.g. temperature, "
+        "messages[*].name); hc_cassette(volatile=[...]) adds more",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
+        "hc_secret_env",
+        "environment variables whose values recording replaces in cassettes, one a line "
+        "(DEEPSEEK_API_KEY and OPENAI_API_KEY always are); hc_cassette(secret_env=[...]) "
+        "adds more",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
+        "hc_vcr_alias",
+        "treat @pytest.mark.vcr (pytest-recording) as @pytest.mark.hc_cassette",
+        type="bool",
+        default=False,
+    )
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     from . import hookspecs
+    from ._pytest_load import load_companions
 
     pluginmanager.add_hookspecs(hookspecs)
+    load_companions(pluginmanager)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     for line in (
-        "hc_cassette(name=None, record_mode=None): this test's cassette name and record mode",
+        "hc_cassette(name=None, record_mode=None, volatile=(), secret_env=()): record or "
+        "replay this test's HTTP traffic through a cassette; its name, record mode, body "
+        "paths left out of matching and environment variables holding secrets",
         "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
     ):
         config.addinivalue_line("markers", line)
+    from ._machine_paths import use_rootdir
     from ._pytest_network import register
+    from ._pytest_settings import vcr_alias_enabled
 
+    if vcr_alias_enabled(config):
+        config.addinivalue_line(
+            "markers", "vcr(record_mode=None): as hc_cassette, with hc_vcr_alias = true"
+        )
     register(config)
+    config.add_cleanup(use_rootdir(config.rootpath))
     # The Hypothesis profiles ``ci`` and ``dev`` are registered (never loaded) when
     # Hypothesis is already imported or ``--hypothesis-profile`` makes Hypothesis's own
     # plugin import it next; importing `harness_conformance.standard` registers them
@@ -108,17 +140,51 @@ def pytest_pycollect_makeitem(
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    """For a test with a cassette, keep what its body raised (the cassette then ends as
-    a failed block) and name the code of any cassette error in it."""
+    """For a test with an open cassette, end the call phase with any cassette error its
+    body did not raise itself (a miss the agent loop turned into an error turn, unplayed
+    interactions), and keep what it ended with (the cassette then ends as a failed block)."""
     try:
-        return (yield)
+        result = yield
+        outcome: BaseException | None = None
     except BaseException as exc:
-        if "hc_cassette" in getattr(item, "fixturenames", ()):
-            from ._pytest_cassette import CALL_FAILURE, name_codes
+        result, outcome = None, exc
+    from ._pytest_cassette import ACTIVE, end_call
 
-            item.stash[CALL_FAILURE] = exc
-            name_codes(exc)
-        raise
+    if ACTIVE in item.stash:
+        final = end_call(item, outcome)
+        if final is not None and final is not outcome:
+            raise final
+    if outcome is not None:
+        raise outcome
+    return result
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List the cassettes that ``new_episodes`` left to fail their next replay (from
+    the reports, so that pytest-xdist workers' notes are listed too)."""
+    from ._pytest_cassette import TRAP_PROPERTY
+
+    notes = [
+        str(value)
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        for key, value in getattr(report, "user_properties", ())
+        if key == TRAP_PROPERTY
+    ]
+    if notes:
+        terminalreporter.section("harness-conformance: cassettes that fail their next replay")
+        for note in notes:
+            terminalreporter.line(note)
+
+
+@pytest.fixture(autouse=True)
+def _hc_marked_cassette(request: pytest.FixtureRequest) -> None:
+    """Open the cassette of a test that carries the ``hc_cassette`` marker (or ``vcr``
+    with ``hc_vcr_alias``) without requesting a cassette fixture."""
+    from ._pytest_settings import cassette_marker
+
+    if cassette_marker(request.node) is not None:
+        request.getfixturevalue("hc_cassette")
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def test_strict_fails_loaded_interactions_left_unplayed(
 ) -> None:
     record_two(pytester, monkeypatch)
     result = run_hi(pytester, monkeypatch, "--hc-strict-cassettes")
-    result.assert_outcomes(passed=1, errors=1)
+    result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
             "*CassetteError: cassette *test_session.yaml: 1 of 2 recorded interactions were"
@@ -62,7 +62,7 @@ def test_the_ini_key_turns_strict_on(
 ) -> None:
     record_two(pytester, monkeypatch)
     result = run_hi(pytester, monkeypatch, hc_strict_cassettes="true")
-    result.assert_outcomes(passed=1, errors=1)
+    result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*CassetteError CASSETTE_UNUSED"])
 
 

@@ -39,6 +39,7 @@ from vcr.matchers import requests_match  # type: ignore[import-untyped]
 from vcr.util import read_body  # type: ignore[import-untyped]
 
 from ..errors import CassetteError
+from ._advice import REWRITE, UNUSED, VOLATILE, base_url_hint
 
 __all__ = [
     "DEFAULT_VOLATILE",
@@ -63,7 +64,6 @@ MATCH_ON: tuple[str, ...] = ("method", "host", "path", "json_body")
 Matcher = Callable[[Any, Any], None]
 """A vcrpy matcher: raises AssertionError when two requests differ."""
 
-_REWRITE = "re-record with --hc-record-mode=rewrite and the provider's API key in the environment"
 _MAX_DIFF_LINES = 80
 _EXCERPT = 100
 _SEGMENT = re.compile(r"([^.\[\]]+)((?:\[(?:\*|\d+)\])*)")
@@ -283,7 +283,7 @@ def mismatch_error(cassette: Any, live: Any, volatile: Iterable[str] = ()) -> Ca
         if os.path.exists(path):
             return CassetteError(
                 f"cassette {path} exists but no interaction could be loaded from it, so "
-                f"{asked} has no recorded answer; fix the file or {_REWRITE}",
+                f"{asked} has no recorded answer; fix the file or {REWRITE}",
                 code="CASSETTE_CORRUPT",
                 path=path,
             )
@@ -298,11 +298,12 @@ def mismatch_error(cassette: Any, live: Any, volatile: Iterable[str] = ()) -> Ca
     closest = _closest(cassette, live, paths)
     if closest is None:
         lines.append(_all_played(cassette, live))
-        lines.append(f"if the extra request is intended, {_REWRITE}")
+        lines.append(f"if the extra request is intended, {REWRITE}")
     else:
         index, request, diff, same_route = closest
         if not same_route:
             method, host, route = _route(live)
+            lines += base_url_hint(_route(live), _route(request))
             lines.append(
                 f"no unplayed recorded request is a {method} to {host}{route}; the closest "
                 f"is {_describe(index, request)}"
@@ -312,7 +313,7 @@ def mismatch_error(cassette: Any, live: Any, volatile: Iterable[str] = ()) -> Ca
             lines += _clip(diff)
         else:
             lines.append(f"its body equals recorded {_describe(index, request)}")
-        lines.append(f"if the change is intended, {_REWRITE}; if it is noise, declare it volatile")
+        lines.append(f"if the change is intended, {REWRITE}; if it is noise, {VOLATILE}")
     return CassetteError("\n".join(lines), code="CASSETTE_MISMATCH", path=path)
 
 
@@ -364,10 +365,7 @@ def unused_error(cassette: Any, *, loaded: int | None = None) -> CassetteError |
         "never played:"
     ]
     lines += [f"  {_describe(i, r)}: {_excerpt(r)}" for i, r in unplayed]
-    lines.append(
-        f"the code under test made fewer requests than were recorded; if that is intended, "
-        f"{_REWRITE}, or allow it with a reason (allow_unused=..., the hc_allow_unused marker)"
-    )
+    lines.append(UNUSED)
     return CassetteError("\n".join(lines), code="CASSETTE_UNUSED", path=path)
 
 

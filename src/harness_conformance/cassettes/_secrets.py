@@ -385,7 +385,8 @@ def refuse_secrets(text: str, *, path: str | None, secrets: Iterable[str | Secre
         f"refusing to write cassette {path or '<text>'}: it still holds "
         f"{len(findings)} secret-looking token(s): {describe_findings(findings)}. "
         "Nothing was written. "
-        f"Pass the live key in secrets=[...] so it is replaced by {REDACTED}, or drop "
+        f"Pass the live key in secrets=[...] of make_vcr or configure_vcr so it is "
+        f"replaced by {REDACTED}, or drop "
         "the value with a before_record_request/before_record_response hook.",
         code="CASSETTE_SECRET",
         path=path,
