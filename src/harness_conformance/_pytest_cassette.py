@@ -3,8 +3,9 @@ fixtures and the ``hc_cassette`` marker: one vcrpy cassette per test, recorded o
 replayed through our format, scrubbing, matcher and offline guard.
 
 A cassette error fails the test's call phase (`end_call`): a miss the body or a client
-swallowed, or interactions a passing body left unplayed, replaces the body's outcome.
-What teardown adds (a miss after the body, a refused save) is raised at teardown."""
+swallowed, interactions a passing body left unplayed, or a recording whose save would be
+refused for a secret (``CASSETTE_SECRET``, nothing written), replaces the body's outcome.
+What teardown adds (a miss after the body, a save that fails) is raised at teardown."""
 
 from __future__ import annotations
 
@@ -198,12 +199,29 @@ def end_call(item: pytest.Item, outcome: BaseException | None) -> BaseException 
             if outcome is not None:
                 error.__context__ = outcome
             final = error
+        elif outcome is None and not cassette.replaying:
+            final = _refused_save(cassette)
     if final is not None:
         item.stash[CALL_FAILURE] = final
         name_codes(final)
     elif cassette is not None:
         _note_new_episodes(cassette)
     return final
+
+
+def _refused_save(cassette: HcCassette) -> CassetteError | None:
+    """The ``CASSETTE_SECRET`` error saving what a passing test recorded would raise;
+    the cassette is then not saved, so the refusal fails the call and nothing else."""
+    from .cassettes._modes import refuse_secrets_now
+    from .errors import CassetteError
+
+    try:
+        refuse_secrets_now(cassette.use)
+    except CassetteError as exc:
+        if exc.code == "CASSETTE_SECRET":
+            return exc
+        raise
+    return None
 
 
 def _note_new_episodes(cassette: HcCassette) -> None:

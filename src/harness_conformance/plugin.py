@@ -142,7 +142,8 @@ def pytest_pycollect_makeitem(
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     """For a test with an open cassette, end the call phase with any cassette error its
     body did not raise itself (a miss the agent loop turned into an error turn, unplayed
-    interactions), and keep what it ended with (the cassette then ends as a failed block)."""
+    interactions, a recording whose save a secret would refuse), and keep what it ended
+    with (the cassette then ends as a failed block)."""
     try:
         result = yield
         outcome: BaseException | None = None

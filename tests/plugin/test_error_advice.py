@@ -198,8 +198,8 @@ def test_a_secret_refusal_advises_the_secret_env_settings_and_they_work(
     reply = [TextResponse(f"your token is {SERVICE_TOKEN}")]
     with recording(pytester, monkeypatch, reply):
         result = pytester.runpytest(RECORD)
-    # The refusal comes when the cassette is saved, as the test ends.
-    result.assert_outcomes(passed=1, errors=1)
+    # The refusal fails the test's call phase; nothing is saved at teardown.
+    result.assert_outcomes(failed=1)
     output = result.stdout.str()
     assert "CASSETTE_SECRET" in output
     named = check_advice(pytester, output)

@@ -35,6 +35,8 @@ Saving happens after vcrpy's patches are removed, through the VCR's persister. A
 block that raises still saves what ``once``, ``new_episodes`` and ``all`` recorded
 (unless the VCR sets ``record_on_exception=False``); ``rewrite`` saves only when the
 block completes, so a failed re-recording leaves the previous cassette untouched.
+`refuse_secrets_now` scans what the block's save would write while the block is still
+open; a cassette it refused is not saved when the block ends.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ __all__ = [
     "check_mode",
     "check_reason",
     "is_ci",
+    "refuse_secrets_now",
     "resolve_mode",
     "use_cassette",
 ]
@@ -161,6 +164,48 @@ class _FreshStart:
 
     def save_cassette(self, cassette_path: str, cassette_dict: Any, serializer: Any) -> None:
         self._persister.save_cassette(cassette_path, cassette_dict, serializer=serializer)
+
+    def check_save(self, cassette_path: str, cassette_dict: Any, serializer: Any) -> None:
+        check = getattr(self._persister, "check_save", None)
+        if check is not None:
+            check(cassette_path, cassette_dict, serializer=serializer)
+
+
+class _SaveProbe:
+    """A persister that checks what it is given to save (``check_save``) and writes
+    nothing."""
+
+    def __init__(self, check: Callable[..., None]) -> None:
+        self._check = check
+
+    def save_cassette(self, cassette_path: str, cassette_dict: Any, serializer: Any) -> None:
+        self._check(cassette_path, cassette_dict, serializer=serializer)
+
+
+_REFUSED = "hc_save_refused"
+"""The attribute that marks a cassette whose save `refuse_secrets_now` refused."""
+
+
+def refuse_secrets_now(use: CassetteUse) -> None:
+    """Raise the ``CASSETTE_SECRET`` error that saving ``use``'s cassette now would
+    raise, if any, writing nothing; the cassette is then not saved when its block ends.
+    Does nothing when the persister cannot check a save (``check_save``)."""
+    cassette = use.cassette
+    persister = cassette._persister
+    check = getattr(persister, "check_save", None)
+    if check is None:
+        return
+    dirty = cassette.dirty
+    cassette._persister = _SaveProbe(check)
+    try:
+        cassette._save()
+    except CassetteError as exc:
+        if exc.code == "CASSETTE_SECRET":
+            setattr(cassette, _REFUSED, True)
+        raise
+    finally:
+        cassette._persister = persister
+        cassette.dirty = dirty
 
 
 def _matchers(
@@ -264,7 +309,7 @@ def use_cassette(
     if final is None:
         _finish(use)
         return
-    if record_on_exception and mode != "rewrite":
+    if record_on_exception and mode != "rewrite" and not getattr(cassette, _REFUSED, False):
         try:
             cassette._save()
         except Exception as exc:

@@ -6,7 +6,14 @@ finds a credential in it (``CASSETTE_SECRET``, nothing written) and then replace
 file atomically: the text goes to a temporary file in the same folder, is flushed to
 disk, and is renamed over the cassette, so a crash leaves the old file or the new one,
 never half of one, and no temporary file. Loading reads our format or stock vcrpy
-cassettes; a damaged file raises ``CASSETTE_CORRUPT`` naming it.
+cassettes; a damaged file raises ``CASSETTE_CORRUPT`` naming it. `check_save` runs the
+same scrub, serialization and scan without writing, so a refusal can be reported before
+the cassette is saved.
+
+The parsed form of the last cassettes read is kept (`_ParsedCache`, keyed by the file's
+real path and checked against its bytes), so replaying one cassette in many tests parses
+it once; every load still builds new requests and response dicts from it, so what vcrpy
+or a test changes in a loaded cassette never reaches the next load.
 
 Saves of one cassette never overlap, even across processes (`cassette_lock`), and a
 save never drops what another process saved meanwhile: the persister remembers the
@@ -22,8 +29,10 @@ of this, whatever else the caller configured; `make_vcr` builds one.
 
 from __future__ import annotations
 
+import copy
 import os
 import secrets as _random
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -88,6 +97,39 @@ def write_atomically(path: str | os.PathLike[str], text: str) -> None:
     _fsync_folder(target.parent)
 
 
+class _ParsedCache:
+    """The parsed documents of the last ``size`` cassette files read, each kept with the
+    bytes it was parsed from: an entry serves a load only when the file holds exactly
+    those bytes again, so a file changed in any way is parsed (and checked) anew."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._entries: OrderedDict[tuple[str, str], tuple[bytes, Any]] = OrderedDict()
+
+    def get(self, key: tuple[str, str], data: bytes) -> Any:
+        entry = self._entries.get(key)
+        if entry is None or entry[0] != data:
+            return None
+        self._entries.move_to_end(key)
+        return entry[1]
+
+    def put(self, key: tuple[str, str], data: bytes, document: Any) -> None:
+        self._entries[key] = (data, document)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+    def drop(self, path_key: str) -> None:
+        for key in [key for key in self._entries if key[0] == path_key]:
+            del self._entries[key]
+
+
+_PARSED = _ParsedCache()
+
+_CACHED_SERIALIZERS = {id(_format): "harness_conformance", id(yamlserializer): "yaml"}
+"""Serializers whose parsed documents are cached (a foreign one may keep state)."""
+
+
 class CassettePersister:
     """Loads and saves cassettes for vcrpy (``vcr.register_persister``).
 
@@ -128,7 +170,17 @@ class CassettePersister:
                 code="CASSETTE_CORRUPT",
                 path=str(path),
             ) from exc
-        return _to_vcr(_document(serializer, text, path), path)
+        name = _CACHED_SERIALIZERS.get(id(serializer))
+        if name is None:
+            return _to_vcr(_document(serializer, text, path), path)
+        key = (_key(path), name)
+        document = _PARSED.get(key, data)
+        if document is not None:
+            return _to_vcr(document, path)
+        document = _document(serializer, text, path)
+        loaded = _to_vcr(document, path)  # a document vcrpy cannot take is never cached
+        _PARSED.put(key, data, document)
+        return loaded
 
     def remember(self, cassette_path: str | os.PathLike[str], serializer: Any) -> None:
         """Note what ``cassette_path`` holds now without loading it for vcrpy (a cassette
@@ -153,8 +205,21 @@ class CassettePersister:
             scrubbed = self._merged(path, scrubbed, serializer)
             text = vcr_serialize(scrubbed, serializer)
             refuse_secrets(text, path=str(cassette_path), secrets=self.scrubber.secrets)
+            _PARSED.drop(_key(path))
             write_atomically(path, text)
             self._opened[_key(path)] = text.encode("utf-8")
+
+    def check_save(
+        self,
+        cassette_path: str | os.PathLike[str],
+        cassette_dict: Mapping[str, Any],
+        serializer: Any,
+    ) -> None:
+        """Raise ``CASSETTE_SECRET`` as `save_cassette` would for ``cassette_dict``,
+        without writing or locking anything (what others saved meanwhile is not merged:
+        their own saves scanned it)."""
+        text = vcr_serialize(self.scrubber.scrub_cassette(cassette_dict), serializer)
+        refuse_secrets(text, path=str(cassette_path), secrets=self.scrubber.secrets)
 
     def _merged(self, path: Path, scrubbed: dict[str, Any], serializer: Any) -> dict[str, Any]:
         """``scrubbed`` plus the interactions other writers saved since it was opened."""
@@ -238,18 +303,19 @@ def _foreign_serializer_load(serializer: Any, text: str, path: Path) -> Any:
 
 
 def _to_vcr(document: Any, path: Path) -> Any:
-    """vcrpy's ``(requests, responses[, metadata])`` from a loaded document."""
+    """vcrpy's ``(requests, responses[, metadata])`` from a loaded document, sharing no
+    mutable part with it (vcrpy converts response bodies in place)."""
     if not isinstance(document, Mapping) or not isinstance(document.get("interactions"), list):
         raise _corrupt(path, "", "it has no list of interactions")
     requests, responses = [], []
     for index, item in enumerate(document["interactions"]):
         try:
-            requests.append(Request._from_dict(item["request"]))
-            responses.append(compat.convert_to_bytes(item["response"]))
+            requests.append(Request._from_dict(copy.deepcopy(item["request"])))
+            responses.append(compat.convert_to_bytes(copy.deepcopy(item["response"])))
         except (KeyError, TypeError, AttributeError) as exc:
             raise _corrupt(path, f" (interaction {index})", f"{type(exc).__name__}: {exc}") from exc
     if document.get("metadata"):
-        return requests, responses, document["metadata"]
+        return requests, responses, copy.deepcopy(document["metadata"])
     return requests, responses
 
 
