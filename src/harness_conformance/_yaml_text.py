@@ -28,6 +28,8 @@ from typing import Any
 
 import yaml
 
+from ._env_limits import integer_limit
+
 __all__ = [
     "ALIAS_BUDGET",
     "ALIAS_BUDGET_ENV",
@@ -81,19 +83,14 @@ class YamlTextError(yaml.MarkedYAMLError, ValueError):
 def resolve_alias_budget(budget: int | None = None, env: Mapping[str, str] = os.environ) -> int:
     """``budget`` when given, else ``HARNESS_CONFORMANCE_YAML_ALIAS_BUDGET``, else
     `ALIAS_BUDGET`. A value that is not a non-negative integer raises ValueError."""
-    source = "alias_budget"
-    if budget is None:
-        raw = env.get(ALIAS_BUDGET_ENV, "").strip()
-        if not raw:
-            return ALIAS_BUDGET
-        source = ALIAS_BUDGET_ENV
-        try:
-            budget = int(raw.replace("_", ""))
-        except ValueError:
-            budget = -1
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise ValueError(f"{source} must be a non-negative integer, not {budget!r}")
-    return budget
+    return integer_limit(
+        budget,
+        name="alias_budget",
+        variable=ALIAS_BUDGET_ENV,
+        default=ALIAS_BUDGET,
+        minimum=0,
+        env=env,
+    )
 
 
 def _children(node: yaml.Node) -> Iterator[yaml.Node]:

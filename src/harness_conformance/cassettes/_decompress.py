@@ -19,6 +19,8 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._env_limits import integer_limit
+
 __all__ = [
     "ENCODINGS",
     "MAX_BODY_BYTES",
@@ -58,19 +60,14 @@ class BodyTooLarge(ValueError):
 def max_body_bytes(limit: int | None = None, env: Mapping[str, str] = os.environ) -> int:
     """``limit`` when given, else ``HARNESS_CONFORMANCE_MAX_BODY_BYTES``, else
     `MAX_BODY_BYTES`. A value that is not a positive integer raises ValueError."""
-    source = "limit"
-    if limit is None:
-        raw = env.get(MAX_BODY_BYTES_ENV, "").strip()
-        if not raw:
-            return MAX_BODY_BYTES
-        source = MAX_BODY_BYTES_ENV
-        try:
-            limit = int(raw.replace("_", ""))
-        except ValueError:
-            limit = 0
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValueError(f"{source} must be a positive integer, not {limit!r}")
-    return limit
+    return integer_limit(
+        limit,
+        name="limit",
+        variable=MAX_BODY_BYTES_ENV,
+        default=MAX_BODY_BYTES,
+        minimum=1,
+        env=env,
+    )
 
 
 class _Output:
