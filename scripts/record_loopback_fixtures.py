@@ -21,7 +21,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness_conformance._scenario import load_scenario, record_scenario
+from harness_conformance.recording._scenario import load_scenario, record_scenario
 from harness_conformance.server import (
     ErrorResponse,
     LoopbackModelServer,

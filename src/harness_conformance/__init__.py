@@ -5,6 +5,7 @@ Everything users import comes from here (and from the documented subpackages
 ``harness_conformance.strategies``).
 """
 
+from ._version import __version__ as __version__
 from .agent import Agent, RetryPolicy, TurnResult, run_sync
 from .errors import (
     CODES,
@@ -23,12 +24,7 @@ from .errors import (
     error_chain,
     error_info,
 )
-from .invariants import InvariantChecker, Violation, check_log
-from .models import OpenAICompatibleModel, ScriptedModel
-from .reenactment import EventDifference, Reenactment, reenact
-from .replay import SessionRun, replay_session
-from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
-from .session_log import (
+from .events import (
     SessionHeader,
     SessionLog,
     SessionLogError,
@@ -36,6 +32,11 @@ from .session_log import (
     read_session_log,
     write_session_log,
 )
+from .invariants import InvariantChecker, Violation, check_log
+from .models import OpenAICompatibleModel, ScriptedModel
+from .reenactment import EventDifference, Reenactment, reenact
+from .replay import SessionRun, replay_session
+from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
 from .tools import Tool, ToolCall, ToolExecutionResult, ToolRegistry, define_tool, tool
 
 __all__ = [
@@ -91,15 +92,14 @@ __all__ = [
     "write_session_log",
 ]
 
-__version__ = "0.1.0.dev0"
 
 # Names whose modules import vcrpy or PyYAML load on first use, so importing the
 # package (and loading the pytest plugin) stays cheap.
 _LAZY = {
-    "ForeignReplay": ".cassettes._foreign_replay",
-    "ForeignSession": ".cassettes._foreign_replay",
-    "InvalidToolCall": ".cassettes._foreign_replay",
-    "replay_foreign": ".cassettes._foreign_replay",
+    "ForeignReplay": ".cassettes.foreign",
+    "ForeignSession": ".cassettes.foreign",
+    "InvalidToolCall": ".cassettes.foreign",
+    "replay_foreign": ".cassettes.foreign",
 }
 
 

@@ -14,7 +14,7 @@ import yaml
 from vcr.serialize import deserialize as vcr_deserialize  # type: ignore[import-untyped]
 from vcr.serializers import jsonserializer, yamlserializer  # type: ignore[import-untyped]
 
-from harness_conformance.cassettes._foreign_load import load_foreign_cassette, parse_sse
+from harness_conformance.cassettes.foreign._load import load_foreign_cassette, parse_sse
 from harness_conformance.errors import CassetteError
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "cassettes"

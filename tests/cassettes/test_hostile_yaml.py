@@ -11,17 +11,6 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from harness_conformance._cli_output import UsageError
-from harness_conformance._scenario import load_scenario
-from harness_conformance._yaml_text import (
-    ALIAS_BUDGET,
-    ALIAS_BUDGET_ENV,
-    MAX_DEPTH,
-    YamlTextError,
-    compose_yaml,
-    load_yaml,
-    resolve_alias_budget,
-)
 from harness_conformance.cassettes import (
     CassettePersister,
     find_secrets,
@@ -30,6 +19,16 @@ from harness_conformance.cassettes import (
     serializer,
 )
 from harness_conformance.errors import CassetteError
+from harness_conformance.parsing._yaml import (
+    ALIAS_BUDGET,
+    ALIAS_BUDGET_ENV,
+    MAX_DEPTH,
+    YamlTextError,
+    compose_yaml,
+    load_yaml,
+    resolve_alias_budget,
+)
+from harness_conformance.recording import ScenarioError, load_scenario
 
 
 @pytest.fixture
@@ -70,17 +69,17 @@ def test_the_replay_loader_refuses_a_billion_laughs_quickly(
     assert out.startswith(f"CASSETTE_CORRUPT {bomb}: line 8: the aliases up to the node at line 8")
 
 
-def test_a_scenario_file_of_laughs_is_a_usage_error(
+def test_a_scenario_file_of_laughs_is_a_scenario_error(
     hostile: SimpleNamespace, tmp_path: Path
 ) -> None:
     path = tmp_path / "scenario.yaml"
     path.write_text(hostile.laughs() + "prompts: [*a8]\n", encoding="utf-8")
     out = hostile.run_bounded(f"""
-        from harness_conformance._cli_output import UsageError
-        from harness_conformance._scenario import load_scenario
+        from harness_conformance.recording import ScenarioError
+        from harness_conformance.recording import load_scenario
         try:
             load_scenario({str(path)!r})
-        except UsageError as exc:
+        except ScenarioError as exc:
             print("usage:", exc)
     """)
     assert out.startswith(f"usage: scenario file {path} at line 7, column 5:")
@@ -170,7 +169,7 @@ def test_deep_cassettes_and_scenarios_are_named_errors(tmp_path: Path) -> None:
         load_document("interactions: " + "[" * 300 + "]" * 300 + "\n", path="x.yaml")
     scenario = tmp_path / "deep-scenario.yaml"
     scenario.write_text(deep.replace("interactions", "prompts"), encoding="utf-8")
-    with pytest.raises(UsageError, match=f"scenario file {scenario}"):
+    with pytest.raises(ScenarioError, match=f"scenario file {scenario}"):
         load_scenario(scenario)
 
 

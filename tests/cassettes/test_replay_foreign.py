@@ -21,8 +21,8 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from harness_conformance.cassettes._foreign_load import load_foreign_cassette
-from harness_conformance.cassettes._foreign_replay import ForeignReplay, replay_foreign
+from harness_conformance.cassettes.foreign._load import load_foreign_cassette
+from harness_conformance.cassettes.foreign._replay import ForeignReplay, replay_foreign
 from harness_conformance.errors import CassetteError
 from harness_conformance.events import (
     AssistantChunkEvent,

@@ -14,7 +14,7 @@ import anyio
 
 from harness_conformance import Agent, OpenAICompatibleModel, define_tool, s
 from harness_conformance.cassettes import make_vcr, use_cassette
-from harness_conformance.cassettes._foreign_replay import replay_foreign
+from harness_conformance.cassettes.foreign._replay import replay_foreign
 from harness_conformance.events import AssistantMessageEvent, ToolCallEvent, ToolResultEvent
 from harness_conformance.server import (
     LoopbackModelServer,

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from harness_conformance import Violation
-from harness_conformance._cli_replay import CassetteResult, render_results
-from harness_conformance._cli_report import InputFile
-from harness_conformance.cassettes import _foreign_replay
-from harness_conformance.cassettes._foreign_replay import ForeignReplay, ForeignSession
+from harness_conformance.cassettes.foreign import _replay as _foreign_replay
+from harness_conformance.cassettes.foreign._replay import ForeignReplay, ForeignSession
 from harness_conformance.cli import main
+from harness_conformance.cli._replay import CassetteResult, render_results
+from harness_conformance.cli._report import InputFile
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpora" / "cassettes"

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from harness_conformance import _cli_show
 from harness_conformance.cassettes import replay_foreign
+from harness_conformance.cli import _show as _cli_show
 from harness_conformance.cli import main
 from harness_conformance.events import (
     AssistantChunkEvent,

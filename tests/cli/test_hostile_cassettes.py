@@ -158,7 +158,7 @@ def test_any_loader_failure_is_an_error_row_naming_the_file(
         return real(path, **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(cassettes, "replay_foreign", failing)
-    monkeypatch.setattr("harness_conformance.cassettes._foreign_replay.replay_foreign", failing)
+    monkeypatch.setattr("harness_conformance.cassettes.foreign._replay.replay_foreign", failing)
     assert main(["replay", str(folder)]) == 1
     out = capsys.readouterr().out
     assert rows(out) == {"a.yaml": "ERROR CASSETTE_CORRUPT", "b.yaml": "ok"}
@@ -273,7 +273,7 @@ def test_show_names_the_file_when_a_reader_fails_in_a_way_no_one_named(
     def failing(*args: object, **options: object) -> object:
         raise ValueError("Invalid IPv6 URL")
 
-    monkeypatch.setattr("harness_conformance._cli_show.replay_foreign", failing)
+    monkeypatch.setattr("harness_conformance.cli._show.replay_foreign", failing)
     assert main(["show", str(path)]) == 2
     assert capsys.readouterr().err.splitlines() == [
         f"harness-conformance show: {path}: the file cannot be read (ValueError: Invalid IPv6 "

@@ -112,7 +112,7 @@ def test_a_reader_failure_no_one_named_is_an_error_row(
         raise RecursionError("maximum recursion depth exceeded")
 
     target = {
-        "check-log": "harness_conformance.session_log.read_session_log",
+        "check-log": "harness_conformance.events.read_session_log",
         "reenact": "harness_conformance.reenactment.reenact",
     }[command]
     monkeypatch.setattr(target, failing)

@@ -111,11 +111,15 @@ def test_a_vector_file_nested_too_deeply_is_named(
 @pytest.mark.parametrize(
     ("command", "module", "source"),
     [
-        ("replay", "_cli_replay", GOOD),
-        ("check-log", "_cli_log", ROOT / "tests/corpora/upstream-sessions/text-turn/session.jsonl"),
+        ("replay", "cli._replay", GOOD),
+        (
+            "check-log",
+            "cli._check_log",
+            ROOT / "tests/corpora/upstream-sessions/text-turn/session.jsonl",
+        ),
         (
             "reenact",
-            "_cli_reenact",
+            "cli._reenact",
             ROOT / "tests/corpora/upstream-sessions/text-turn/session.jsonl",
         ),
     ],
@@ -133,7 +137,7 @@ def test_a_file_that_vanishes_before_it_is_read_is_an_error_row(
     kept, gone = folder / f"session-a{source.suffix}", folder / f"session-b{source.suffix}"
     shutil.copy(source, kept)
     shutil.copy(source, gone)
-    from harness_conformance import _cli_report
+    from harness_conformance.cli import _report as _cli_report
 
     def listing_then_deleting(*args: object, **options: object) -> object:
         found = _cli_report.find_inputs(*args, **options)  # type: ignore[arg-type]
@@ -264,7 +268,7 @@ def test_an_interruption_is_one_line_and_status_130(
     def interrupted(*args: object) -> object:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("harness_conformance._cli_log.check_one_log", interrupted)
+    monkeypatch.setattr("harness_conformance.cli._check_log.check_one_log", interrupted)
     report = tmp_path / "report.json"
     log = ROOT / "tests/corpora/upstream-sessions/text-turn/session.jsonl"
     assert main(["check-log", str(log), "--json", str(report)]) == 130

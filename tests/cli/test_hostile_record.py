@@ -198,6 +198,6 @@ def test_a_file_error_during_the_run_is_one_line_naming_the_file(
     def failing(*args: object, **options: object) -> object:
         raise PermissionError(13, "Permission denied", str(cassette))
 
-    monkeypatch.setattr("harness_conformance._cli_record.record_scenario", failing)
+    monkeypatch.setattr("harness_conformance.cli._record.record_scenario", failing)
     assert main(["record", "--prompt", "Hi", "-o", str(cassette), "--api-key-env", ENV]) == 2
     assert one_line(capsys) == f"{cassette}: Permission denied; check the path and its permissions"

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from harness_conformance._conformance_errors_shape import hand_error_problems
 from harness_conformance.conformance import (
     ErrorCase,
     VectorFileError,
@@ -24,6 +23,7 @@ from harness_conformance.conformance import (
     run_error_case,
     run_error_vectors,
 )
+from harness_conformance.conformance._shapes import hand_error_problems
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 FOLDER = CONFORMANCE / "errors"

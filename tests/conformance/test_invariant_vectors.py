@@ -188,7 +188,7 @@ def test_packed_row_errors_name_the_row(tmp_path: Path) -> None:
 
 
 def test_known_gap_skips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness_conformance import _conformance_invariants as module
+    from harness_conformance.conformance import _invariants as module
 
     _write(tmp_path, "gap.json", _small(violations=[{"rule": "turn-pairing", "seq": 0}]))
     vectors = load_invariant_vectors(tmp_path, meta_schema=META)
@@ -220,7 +220,7 @@ def test_every_ported_case_names_its_reference_test() -> None:
 
 
 def test_every_known_gap_names_a_shipped_case_the_checker_reports_differently() -> None:
-    from harness_conformance._conformance_invariant_gaps import REFERENCE_ONLY_CASES
+    from harness_conformance.conformance._gaps import REFERENCE_ONLY_CASES
 
     assert sorted(c.id for c in GAPS) == sorted(REFERENCE_ONLY_CASES)
     rfc = CONFORMANCE.parent / "docs" / "rfc" / "implemented" / "testing"

@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-from harness_conformance import _conformance_refusals as conformance_refusals
-from harness_conformance import conformance
 from harness_conformance.conformance import (
     SchemaCase,
     SchemaRefusal,
@@ -21,6 +19,8 @@ from harness_conformance.conformance import (
     same_json,
     slug,
 )
+from harness_conformance.conformance import _refusals as conformance_refusals
+from harness_conformance.conformance import _schema as schema_vectors
 from harness_conformance.schema._build import spec_from_dict
 
 META_SCHEMA = (
@@ -200,10 +200,10 @@ def test_known_gaps_skip_instead_of_fail(tmp_path: Path, monkeypatch: pytest.Mon
     def claim(vector: SchemaVector, case: SchemaCase) -> str | None:
         return "documented gap" if case.id == "gap/claimed" else None
 
-    monkeypatch.setattr(conformance, "KNOWN_GAPS", [claim])
+    monkeypatch.setattr(schema_vectors, "KNOWN_GAPS", [claim])
     [entry] = run_schema_vectors(vectors)
     assert (entry.case, entry.skipped, entry.actual) == ("claimed", "documented gap", None)
-    monkeypatch.setattr(conformance, "KNOWN_GAPS", [])
+    monkeypatch.setattr(schema_vectors, "KNOWN_GAPS", [])
     [entry] = run_schema_vectors(vectors)
     assert (entry.skipped, entry.actual) == (None, ['missing required property "n"'])
 
@@ -317,7 +317,7 @@ def test_known_gaps_claim_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     def claim(vector: SchemaVector, entry: SchemaCase | SchemaRefusal) -> str | None:
         return "documented gap" if entry.id == "gap/accepted-on-purpose" else None
 
-    monkeypatch.setattr(conformance, "KNOWN_GAPS", [claim])
+    monkeypatch.setattr(schema_vectors, "KNOWN_GAPS", [claim])
     [entry] = run_schema_vectors(vectors)
     assert (entry.case, entry.skipped, entry.actual) == (
         "accepted on purpose",

@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from harness_conformance._conformance_schema_gaps import ACCEPTED_ON_PURPOSE
 from harness_conformance.conformance import (
     SchemaCase,
     SchemaRefusal,
@@ -27,6 +26,7 @@ from harness_conformance.conformance import (
     refusal_outcome,
     same_json,
 )
+from harness_conformance.conformance._gaps import ACCEPTED_ON_PURPOSE
 from harness_conformance.schema import from_json_schema
 from harness_conformance.schema._build import s
 from harness_conformance.schema._to_json import to_json_schema

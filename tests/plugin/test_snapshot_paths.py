@@ -13,8 +13,12 @@ from pathlib import Path
 import pytest
 
 from harness_conformance import Agent, ScriptedModel, tool
-from harness_conformance._machine_paths import machine_paths, replace_machine_paths, use_rootdir
 from harness_conformance.models import text_reply, tool_calls_reply
+from harness_conformance.replay._machine_paths import (
+    machine_paths,
+    replace_machine_paths,
+    use_rootdir,
+)
 from harness_conformance.snapshots import normalize_events
 
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from _plugin_project import rewrite_module
 
-import harness_conformance.cassettes._foreign_replay as foreign_replay
+import harness_conformance.cassettes.foreign._replay as foreign_replay
 from harness_conformance import Violation
 from harness_conformance.standard import validation_report
 

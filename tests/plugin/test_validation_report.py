@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from _plugin_project import rewrite_module
 
-from harness_conformance._report import REPORT_FORMAT
+from harness_conformance.snapshots._validation_report import REPORT_FORMAT
 
 TEST_FILE = """
 from harness_conformance import s, tool

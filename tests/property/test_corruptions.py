@@ -14,9 +14,9 @@ from hypothesis.errors import InvalidArgument, Unsatisfiable
 from jsonschema import Draft202012Validator
 
 from harness_conformance import define_tool
-from harness_conformance._strategies_corrupt import KINDS
 from harness_conformance.schema import Spec, s, to_json_schema, validate_args
 from harness_conformance.strategies import Corruption, corruption_examples, corruptions, specs
+from harness_conformance.strategies._corrupt import KINDS
 
 ANY_SPEC = st.one_of(
     specs(),

@@ -13,7 +13,6 @@ from hypothesis.errors import InvalidArgument, NoSuchExample, Unsatisfiable
 from jsonschema import Draft202012Validator
 
 from harness_conformance import define_tool
-from harness_conformance._strategies_valid import plan_for
 from harness_conformance.schema import (
     UNSET,
     AnyOfNode,
@@ -31,6 +30,7 @@ from harness_conformance.schema import (
     validate_args,
 )
 from harness_conformance.strategies import specs, valid_args
+from harness_conformance.strategies._valid import plan_for
 
 ANY_SPEC = st.one_of(
     specs(),

@@ -94,7 +94,7 @@ async def _no_wait(_: float) -> None:
     return None
 
 
-FORBIDDEN = ("cli", "_cli_", "cassettes", "plugin", "_pytest_")
+FORBIDDEN = ("cli", "cassettes", "plugin")
 
 
 def test_the_part_imports_no_cli_cassettes_or_plugin() -> None:

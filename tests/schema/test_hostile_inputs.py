@@ -18,7 +18,6 @@ from typing import Any, NoReturn
 import pytest
 
 from harness_conformance import define_tool
-from harness_conformance._json_copy import copy_json
 from harness_conformance.errors import SchemaError
 from harness_conformance.schema import (
     Node,
@@ -38,6 +37,7 @@ from harness_conformance.schema._pattern import (
     matches,
 )
 from harness_conformance.schema._render import int_text
+from harness_conformance.tools._json_copy import copy_json
 
 MEMORY_LIMIT = 1024 * 1024 * 1024
 """The child's address space: far below what the quadratic paths needed (12 GB)."""

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from harness_conformance._cli_output import Progress, plural, render_table
+from harness_conformance.cli._output import Progress, plural, render_table
 
 
 def test_number_columns_align_right_and_a_dash_stands_for_an_unknown_count() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness_conformance._env_limits import integer_limit
+from harness_conformance.parsing._limits import integer_limit
 
 
 def _limit(given: int | None, env: dict[str, str], minimum: int = 1) -> int:

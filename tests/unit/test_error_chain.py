@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 
 from harness_conformance import errors
-from harness_conformance._error_chain import MAX_RENDERED
 from harness_conformance.errors import CassetteError, HarnessError, error_chain
+from harness_conformance.errors._chain import MAX_RENDERED
 
 
 def _caused(message: str, cause: BaseException) -> ValueError:

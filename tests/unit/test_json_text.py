@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from harness_conformance._json_text import JsonTextError, parse_json
+from harness_conformance.parsing._json import JsonTextError, parse_json
 
 
 def test_reads_json_text_and_bytes() -> None:

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 from harness_conformance import ToolRegistry, define_tool, s, tool, validate_args
-from harness_conformance._report import (
+from harness_conformance.snapshots import ValidationReportSnapshot
+from harness_conformance.snapshots._validation_report import (
     REPORT_FORMAT,
     ValidationReport,
     ValidationReportEntry,
     render_args,
     wire_arguments,
 )
-from harness_conformance.snapshots import ValidationReportSnapshot
 from harness_conformance.standard import validation_report
 from harness_conformance.strategies import corruption_examples
 

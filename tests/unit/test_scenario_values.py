@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from harness_conformance._scenario_values import (
+from harness_conformance.recording._values import (
     LongInteger,
     long_integer_in,
     read_json_int,

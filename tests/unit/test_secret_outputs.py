@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from harness_conformance import Agent, ScriptedModel
-from harness_conformance._redact import redact_events
 from harness_conformance.cassettes import REDACTED, SECRET_ENV_VARS, Secret, live_secrets
 from harness_conformance.cli import main
 from harness_conformance.events import DurableEvent, event_to_json
 from harness_conformance.models import text_reply
+from harness_conformance.redaction._redact import redact_events
 from harness_conformance.server import LoopbackModelServer, TextResponse
 from harness_conformance.session_log import write_session_log
 from harness_conformance.snapshots import EventLogSnapshot

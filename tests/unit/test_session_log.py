@@ -350,7 +350,7 @@ def test_a_crash_mid_write_leaves_the_old_log_and_no_temp_file(
         monkeypatch.setattr("os.replace", _fail_on_call(1, lambda *a: None))
     else:
         real = event_to_json
-        where = "harness_conformance.session_log.event_to_json"
+        where = "harness_conformance.events._session_log.event_to_json"
         monkeypatch.setattr(where, _fail_on_call(4, real))
     with pytest.raises(RuntimeError, match="disk went away"):
         write_session_log(path, _sample_events())

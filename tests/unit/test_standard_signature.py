@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, NewType, NotRequired, TypedDict
 
 import pytest
 
-from harness_conformance._standard_signature import signature_problems, typed_signature
+from harness_conformance.standard._signature import signature_problems, typed_signature
 
 UserId = NewType("UserId", int)
 

@@ -44,10 +44,11 @@ from ..events import (
 from ..models import ModelRequest
 from ..tools import ToolCall, ToolExecutionResult
 from ._message import MessageBuilder, PendingCall, prompt_history
+from ._result import TurnResult
 from ._schedule import runs_alongside
 
 if TYPE_CHECKING:
-    from ._agent import Agent, TurnResult
+    from ._agent import Agent
 
 __all__ = ["Turn"]
 
@@ -75,8 +76,6 @@ class Turn:
         self.emitted = 0
 
     def result(self) -> TurnResult:
-        from ._agent import TurnResult
-
         return TurnResult(
             turn=self.number,
             reason=self.reason,

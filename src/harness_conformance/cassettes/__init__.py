@@ -12,17 +12,9 @@ document and a compressed body may decode to at most `MAX_BODY_BYTES` bytes (eac
 raised with an environment variable; see the guide).
 """
 
-from .._yaml_text import ALIAS_BUDGET
+from ..parsing._yaml import ALIAS_BUDGET
 from . import _format as serializer
 from ._decompress import MAX_BODY_BYTES
-from ._foreign_load import Interaction, load_foreign_cassette
-from ._foreign_replay import (
-    ForeignReplay,
-    ForeignSession,
-    InvalidToolCall,
-    areplay_foreign,
-    replay_foreign,
-)
 from ._format import (
     FORMAT_VERSION,
     KEPT_REQUEST_HEADERS,
@@ -64,6 +56,14 @@ from ._secrets import (
     refuse_secrets,
 )
 from ._sse import dump_json, parse_json, sse_items, sse_text
+from .foreign._load import Interaction, load_foreign_cassette
+from .foreign._replay import (
+    ForeignReplay,
+    ForeignSession,
+    InvalidToolCall,
+    areplay_foreign,
+    replay_foreign,
+)
 
 __all__ = [
     "ALIAS_BUDGET",

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._env_limits import integer_limit
+from ..parsing._limits import integer_limit
 
 __all__ = [
     "ENCODINGS",

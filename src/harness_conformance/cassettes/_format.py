@@ -25,9 +25,9 @@ from urllib.parse import urlsplit
 import yaml
 from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
 
-from .. import __version__
-from .._yaml_text import YamlTextError, compose_yaml, load_yaml
+from .._version import __version__
 from ..errors import CassetteError
+from ..parsing._yaml import YamlTextError, compose_yaml, load_yaml
 from ._decompress import ENCODINGS, BodyTooLarge, check_encoded, content_encodings, decompress
 from ._sse import BodyError, decode_body, encode_body
 

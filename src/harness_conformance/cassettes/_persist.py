@@ -47,9 +47,9 @@ from vcr.serializers import (  # type: ignore[import-untyped]
     yamlserializer,
 )
 
-from .._json_text import parse_json
-from .._yaml_text import load_yaml
 from ..errors import CassetteError
+from ..parsing._json import parse_json
+from ..parsing._yaml import load_yaml
 from . import _format
 from ._file_lock import cassette_lock, remove_stale_temporaries
 from ._secrets import SECRET_HEADERS, Scrubber, Secret, refuse_secrets

@@ -15,8 +15,8 @@ from typing import Any
 
 from vcr.request import Request  # type: ignore[import-untyped]
 
-from .._redact import Redactor, redact_split
-from .._secret import Secret, declared_secrets
+from ..redaction._redact import Redactor, redact_split
+from ..redaction._secret import Secret, declared_secrets
 from ._format import decoded_response
 from ._sse import sse_items, sse_text
 

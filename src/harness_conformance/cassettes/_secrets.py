@@ -17,9 +17,15 @@ from typing import Any
 
 import yaml
 
-from .._redact import Redactor, crossing, text_streams
-from .._secret import MIN_SECRET_LENGTH, REDACTED, SECRET_ENV_VARS, Secret, declared_secrets
 from ..errors import CassetteError
+from ..redaction._redact import Redactor, crossing, text_streams
+from ..redaction._secret import (
+    MIN_SECRET_LENGTH,
+    REDACTED,
+    SECRET_ENV_VARS,
+    Secret,
+    declared_secrets,
+)
 from ._scrub import SECRET_HEADERS, Scrubber
 from ._sse import sse_items
 
@@ -215,7 +221,7 @@ def _credential_field(field: str) -> bool:
 
 
 def _compose(text: str) -> yaml.Node | None:
-    from .._yaml_text import compose_yaml
+    from ..parsing._yaml import compose_yaml
 
     try:
         return compose_yaml(text, loader=yaml.SafeLoader)

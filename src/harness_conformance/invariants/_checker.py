@@ -29,7 +29,7 @@ from ..events import EVENT_TYPES, Event, OpaqueEvent, event_from_json
 from .rules import ALL_RULES, SEQ_GAP, Check, Scope
 
 if TYPE_CHECKING:
-    from ..session_log import SessionLog
+    from ..events import SessionLog
 
 __all__ = [
     "ENV_VAR",
@@ -210,7 +210,7 @@ def check_log(
 def _events_of(source: Any) -> Iterator[Any]:
     if isinstance(source, str | os.PathLike):
         # Imported here: only paths need the reader.
-        from ..session_log import read_session_log
+        from ..events import read_session_log
 
         source = read_session_log(source)
     events: Iterable[Any] = getattr(source, "events", source)

@@ -17,7 +17,7 @@ import anyio
 
 from ..agent import Agent
 from ..errors import InvariantError
-from ..session_log import SessionLog, read_session_log
+from ..events import SessionLog, read_session_log
 from ._compare import first_difference, normalised_stream, unified_diff
 from ._model import build_model, recorded_prompts
 from ._reasons import find_missing_features

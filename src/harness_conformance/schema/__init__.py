@@ -7,7 +7,6 @@ check what it sends with `validate_args(spec, parse_arguments(text))`.
 """
 
 from ._build import s, spec_from_dict, spec_to_dict
-from ._from_json import from_json_schema
 from ._nodes import (
     MAX_SPEC_DEPTH,
     UNSET,
@@ -31,6 +30,7 @@ from ._pattern import PATTERN_BUDGET
 from ._signature import Field, spec_from_signature
 from ._to_json import to_json_schema
 from ._validate import parse_arguments, validate_args
+from .importer._reader import from_json_schema
 
 __all__ = [
     "MAX_SPEC_DEPTH",

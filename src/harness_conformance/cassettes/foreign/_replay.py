@@ -1,0 +1,342 @@
+"""`replay_foreign`: rebuild agent sessions from any recorded chat-completions traffic.
+
+The cassette is read with `load_foreign_cassette`, every response becomes the outcome a
+live call would have had (`outcome_of`), and the traffic is split into sessions and
+turns (`plan_sessions`). Each session then runs on its own `Agent`, so its log starts
+at seq 0:
+
+- the model is a `RecordedModel` that plays the session's responses in order;
+- each recorded function tool is registered from its JSON Schema with
+  `from_json_schema`, or with `ToolRegistry.register_raw` when the schema does not
+  import (its calls are then not validated); the tool answers a call with the recorded
+  output, and with an error result saying so when the recording has none; the tools
+  are `concurrency_safe`, since answering from the recording touches nothing, so the
+  calls of one step overlap as a parallel-safe tool's would;
+- retries happen exactly where the recording has them, after a sleep that does not wait;
+- every event goes through an `InvariantChecker` that collects violations instead of
+  stopping the run, so one replay reports them all.
+
+A session ends when its responses run out. When the last one asks for tools, the
+replay asks the agent to stop after that step (`Agent.stop`): the tools run, the step
+closes and the turn ends ``{"kind": "aborted", "reason": {"kind": "end-of-recording"}}``
+without another model call, so the log stays valid under ``strict``. The session is
+marked `ForeignSession.ended_mid_turn`.
+
+Separately from the loop, every recorded tool call is validated against the schema of
+that tool in the request that produced it; the failures are `ForeignReplay.invalid_tool_calls`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+
+from ...agent import Agent, RetryPolicy
+from ...errors import SchemaError
+from ...events import DurableEvent
+from ...invariants import InvariantChecker, Violation
+from ...schema import Spec, from_json_schema, parse_arguments, validate_args
+from ...tools import ToolCall, ToolRegistry, define_tool
+from ._load import Interaction, load_foreign_cassette
+from ._plan import SessionPlan, is_chat, plan_sessions
+from ._recorded_model import Outcome, RecordedModel, outcome_of
+
+__all__ = [
+    "ForeignReplay",
+    "ForeignSession",
+    "InvalidToolCall",
+    "areplay_foreign",
+    "replay_foreign",
+]
+
+_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "foreign_call_id", default=None
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class InvalidToolCall:
+    """A recorded tool call whose arguments break the schema the request declared."""
+
+    __module__ = "harness_conformance"
+
+    interaction: int
+    """The index of the interaction whose response made the call."""
+    tool: str
+    """The tool name the model used."""
+    call_id: str
+    """The call id as the loop sees it."""
+    arguments: str
+    """The argument text the model sent."""
+    messages: tuple[str, ...]
+    """Every violation, as `validate_args` words it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForeignSession:
+    """One agent session rebuilt from a run of consecutive recorded requests."""
+
+    __module__ = "harness_conformance"
+
+    interactions: tuple[int, ...]
+    """The indices of the interactions the session covers, in order."""
+    model: str
+    """The recorded model name."""
+    base_url: str
+    """The endpoint the requests went to, without ``/chat/completions``."""
+    system: str | None
+    """The system text of the first request."""
+    prompts: tuple[str, ...]
+    """The user prompt of each turn."""
+    events: tuple[DurableEvent, ...]
+    """The session's durable events; seqs start at 0."""
+    violations: tuple[Violation, ...]
+    """Invariant violations found in the session's events (live ones included)."""
+    turn_reasons: tuple[dict[str, Any], ...]
+    """The ``turn/end`` reason of each turn."""
+    ended_mid_turn: bool
+    """Whether the recording ran out after tool calls, so the last turn was stopped
+    after its tools (reason ``aborted`` / ``end-of-recording``)."""
+    unplayed: tuple[int, ...]
+    """Interactions of the session the loop never asked for; empty when it kept pace."""
+    raw_tools: tuple[str, ...]
+    """Tools registered raw because their schema does not import."""
+    notes: tuple[str, ...]
+    """Recorded content the loop cannot reproduce, and tools left out, in words."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForeignReplay:
+    """What replaying a foreign cassette through the loop produced."""
+
+    __module__ = "harness_conformance"
+
+    path: str
+    """The cassette file."""
+    interactions: int
+    """How many interactions the cassette holds."""
+    sessions: tuple[ForeignSession, ...]
+    """The rebuilt sessions, in recording order."""
+    invalid_tool_calls: tuple[InvalidToolCall, ...]
+    """Recorded tool calls whose arguments break their recorded schema."""
+    tool_calls: int
+    """How many tool calls the recorded responses make."""
+    skipped: tuple[int, ...]
+    """Interactions that are not chat-completions requests and were not replayed."""
+
+    @property
+    def events(self) -> tuple[DurableEvent, ...]:
+        """Every session's events, session after session (each session's seqs start at 0,
+        so check `ForeignSession.events` one session at a time)."""
+        return tuple(event for session in self.sessions for event in session.events)
+
+    @property
+    def violations(self) -> tuple[Violation, ...]:
+        """Every session's invariant violations; empty for a sound loop."""
+        return tuple(found for session in self.sessions for found in session.violations)
+
+    @property
+    def raw_tools(self) -> tuple[str, ...]:
+        """Every tool registered raw in some session, once each."""
+        return tuple(dict.fromkeys(name for s in self.sessions for name in s.raw_tools))
+
+
+class _Schemas:
+    """Imported specs by schema text; a schema that does not import maps to its error."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, Spec | SchemaError] = {}
+
+    def spec(self, parameters: object) -> Spec | SchemaError:
+        schema = parameters if parameters is not None else {}
+        key = json.dumps(schema, sort_keys=True, default=repr)
+        if key not in self._specs:
+            try:
+                if not isinstance(schema, dict | bool):
+                    raise SchemaError(
+                        f"a tool schema must be an object, not {type(schema).__name__}"
+                    )
+                self._specs[key] = from_json_schema(schema)
+            except SchemaError as exc:
+                self._specs[key] = exc
+        return self._specs[key]
+
+
+class _CallContext:
+    """Tells the tool body which call it answers (tool calls of a step run concurrently,
+    each in its own task, so a context variable set here reaches only that call)."""
+
+    def pre_execute(self, call: ToolCall) -> None:
+        _CALL_ID.set(call.id)
+
+
+def _answer(outputs: dict[str, list[str | None]]) -> Callable[..., Any]:
+    def answer(**_arguments: Any) -> str:
+        call_id = _CALL_ID.get()
+        queue = outputs.get(call_id or "")
+        output = queue.pop(0) if queue else None
+        if output is None:
+            raise LookupError(
+                f"the recording has no output for tool call {call_id!r}: no later request "
+                "sends a tool message for it"
+            )
+        return output
+
+    return answer
+
+
+def _registry(plan: SessionPlan, schemas: _Schemas) -> tuple[ToolRegistry, list[str], list[str]]:
+    registry = ToolRegistry()
+    raw: list[str] = []
+    notes: list[str] = []
+    body = _answer(plan.outputs)
+    for name, function in plan.tools.items():
+        description = function.get("description")
+        description = description if isinstance(description, str) else ""
+        spec = schemas.spec(function.get("parameters"))
+        try:
+            if isinstance(spec, SchemaError):
+                schema = function.get("parameters")
+                registry.register_raw(
+                    name,
+                    description,
+                    schema if isinstance(schema, dict) else {},
+                    body,
+                    concurrency_safe=True,
+                )
+                raw.append(name)
+            else:
+                registry.register(define_tool(name, description, spec, body, concurrency_safe=True))
+        except (SchemaError, ValueError, TypeError) as exc:
+            notes.append(f"tool {name!r} cannot be registered: {exc}")
+    registry.add_listener(_CallContext())
+    return registry, raw, notes
+
+
+async def _no_wait(_seconds: float) -> None:
+    await anyio.lowlevel.checkpoint()
+
+
+END_OF_RECORDING = {"kind": "end-of-recording"}
+"""The ``aborted`` reason of a turn whose recording ran out after tool calls."""
+
+
+async def _run_session(
+    plan: SessionPlan, outcomes: dict[int, Outcome], schemas: _Schemas, profile: str
+) -> ForeignSession:
+    registry, raw, notes = _registry(plan, schemas)
+    checker = InvariantChecker(profile, raise_on_violation=False)
+    model = RecordedModel(plan.model, [(index, outcomes[index]) for index in plan.interactions])
+    ids = itertools.count(1)
+    agent = Agent(
+        model,
+        registry,
+        system=plan.system,
+        settings=plan.settings,
+        listeners=[checker],
+        invariants="off",
+        sleep=_no_wait,
+        new_id=lambda: f"replay-{next(ids)}",
+    )
+    model.on_last = lambda: agent.stop(END_OF_RECORDING)
+    agent.history.extend(plan.history)
+    reasons: list[dict[str, Any]] = []
+    async with agent:
+        for turn in plan.turns:
+            if model.exhausted:
+                break
+            agent.retry = RetryPolicy(attempts=turn.attempts, base_delay=0.0, max_delay=0.0)
+            reasons.append((await agent.run(turn.prompt)).reason)
+    return ForeignSession(
+        interactions=tuple(plan.interactions),
+        model=plan.model,
+        base_url=plan.base_url,
+        system=plan.system,
+        prompts=tuple(turn.prompt for turn in plan.turns),
+        events=tuple(agent.events),
+        violations=tuple(checker.violations),
+        turn_reasons=tuple(reasons),
+        ended_mid_turn=bool(reasons) and reasons[-1].get("reason") == END_OF_RECORDING,
+        unplayed=model.unplayed,
+        raw_tools=tuple(raw),
+        notes=tuple(plan.notes + notes),
+    )
+
+
+def _invalid_calls(
+    interaction: Interaction, outcome: Outcome, schemas: _Schemas
+) -> list[InvalidToolCall]:
+    declared: dict[str, object] = {}
+    for item in interaction.request_body.get("tools") or []:
+        function = item.get("function") if isinstance(item, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            declared.setdefault(function["name"], function.get("parameters"))
+    found: list[InvalidToolCall] = []
+    for call in outcome.tool_calls:
+        name, arguments = str(call.get("name")), str(call.get("arguments") or "")
+        if name not in declared:
+            messages = [f'the request declares no tool named "{name}"']
+        else:
+            spec = schemas.spec(declared[name])
+            if isinstance(spec, SchemaError):
+                continue
+            messages = validate_args(spec, parse_arguments(arguments))
+        if messages:
+            found.append(
+                InvalidToolCall(
+                    interaction=interaction.index,
+                    tool=name,
+                    call_id=str(call.get("id")),
+                    arguments=arguments,
+                    messages=tuple(messages),
+                )
+            )
+    return found
+
+
+async def areplay_foreign(cassette_path: str | Path, *, profile: str = "strict") -> ForeignReplay:
+    """`replay_foreign` for code already running in an event loop."""
+    interactions = load_foreign_cassette(cassette_path)
+    chat = [i for i in interactions if is_chat(i)]
+    outcomes = {i.index: outcome_of(i) for i in chat}
+    schemas = _Schemas()
+    sessions = [
+        await _run_session(plan, outcomes, schemas, profile)
+        for plan in plan_sessions(chat, outcomes)
+    ]
+    invalid = [found for i in chat for found in _invalid_calls(i, outcomes[i.index], schemas)]
+    return ForeignReplay(
+        path=str(cassette_path),
+        interactions=len(interactions),
+        sessions=tuple(sessions),
+        invalid_tool_calls=tuple(invalid),
+        tool_calls=sum(len(o.tool_calls) for o in outcomes.values()),
+        skipped=tuple(i.index for i in interactions if not is_chat(i)),
+    )
+
+
+def replay_foreign(cassette_path: str | Path, *, profile: str = "strict") -> ForeignReplay:
+    """Replay a third-party chat-completions cassette through the loop (see the module
+    docstring); ``profile`` is the invariants profile, ``strict`` or ``seed``.
+
+    Raises `CassetteError` (``CASSETTE_MISSING``, ``CASSETTE_CORRUPT``) when the file
+    cannot be read.
+    """
+
+    # The result is kept out of the coroutine's return value: the event loop's
+    # shutdown would otherwise build its repr, which covers every event.
+    box: list[ForeignReplay] = []
+
+    async def run() -> None:
+        box.append(await areplay_foreign(cassette_path, profile=profile))
+
+    anyio.run(run)
+    return box[0]

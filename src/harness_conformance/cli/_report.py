@@ -1,0 +1,209 @@
+"""What ``replay``, ``check-log`` and ``reenact`` share: finding their input files, the
+summary table, and the machine-readable report (``show`` and ``record`` use its path
+helpers too).
+
+The three commands take files or directories, check each file on its own, print one
+table row per file with the details of every failure under the table, and can write the
+same results as JSON. A file that cannot be checked is an error row, never the end of the run;
+a path that does not exist is a usage error, raised before anything runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._output import UsageError
+
+__all__ = [
+    "InputFile",
+    "check_report_path",
+    "find_inputs",
+    "real_path",
+    "unreadable",
+    "without_report",
+    "write_report",
+]
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file to check: where it is, and the name the output shows for it."""
+
+    path: Path
+    """The file."""
+    name: str
+    """Its path relative to the directory it was found in, or as given for a file."""
+    problem: str | None = None
+    """Why the entry cannot be read at all (a symbolic link that leads nowhere, a pipe),
+    found while listing a directory; the command reports it as an error row."""
+
+
+def real_path(path: Path) -> Path:
+    """Where ``path`` leads, symbolic links followed as far as they go; a link loop or a
+    missing target is not an error here (``Path.resolve`` raises on a loop)."""
+    return Path(os.path.realpath(path))
+
+
+def _not_regular(path: Path) -> str | None:
+    """Why ``path``, named as a file, cannot be read as one; None for a regular file."""
+    if path.is_file():
+        return None
+    if path.is_symlink() and not path.exists():
+        return (
+            f"{path} is a symbolic link that leads nowhere (a loop, or a missing target); "
+            "fix or remove the link"
+        )
+    return f"{path} is not a regular file (a pipe, socket or device); give a file"
+
+
+def _name(argument: str, relative: Path, name_folders: bool) -> str:
+    """The shown name of a file found at ``relative`` below the directory ``argument``."""
+    if not name_folders:
+        return relative.as_posix()
+    return os.path.join(argument, *relative.parts)
+
+
+def find_inputs(
+    arguments: Sequence[str],
+    suffixes: Iterable[str],
+    *,
+    what: str,
+    plural_what: str,
+    name_folders: bool | None = None,
+) -> list[InputFile]:
+    """The files named by ``arguments``: each file as given, and every file under each
+    directory (recursively) whose name ends with one of ``suffixes``, sorted by path.
+
+    A file found in a directory is named by its path relative to that directory; when
+    ``name_folders`` is true (by default, when more than one argument is given) the
+    directory as given comes first (``DIR1/a.yaml``, ``DIR2/a.yaml``), so the files of
+    two directories holding the same names stay apart.
+
+    A missing path, an argument that is neither a file nor a directory, or a directory
+    holding none of those files, is a `UsageError` naming it. An entry of a directory
+    with a matching name that cannot be read as a file (a link loop, a pipe) is listed
+    with its `InputFile.problem`. A file reached twice is checked once.
+    """
+    endings = tuple(suffix.lower() for suffix in suffixes)
+    if name_folders is None:
+        name_folders = len(arguments) > 1
+    found: list[InputFile] = []
+    seen: set[Path] = set()
+    for argument in arguments:
+        root = Path(argument)
+        if root.is_dir():
+            files = sorted(
+                (p for p in root.rglob("*") if p.name.lower().endswith(endings) and not p.is_dir()),
+                key=lambda p: p.relative_to(root).parts,
+            )
+            if not files:
+                patterns = ", ".join(f"*{suffix}" for suffix in endings)
+                raise UsageError(
+                    f"directory {root} holds no {plural_what} ({patterns}): "
+                    f"give a {what} file or a directory that contains some"
+                )
+            pairs = [(p, _name(argument, p.relative_to(root), name_folders)) for p in files]
+        elif root.exists() or root.is_symlink():
+            problem = _not_regular(root)
+            if problem is not None:
+                raise UsageError(problem)
+            pairs = [(root, argument)]
+        else:
+            raise UsageError(
+                f"{root} does not exist: check the path, or give a {what} file "
+                f"or a directory of {plural_what}"
+            )
+        for path, name in pairs:
+            key = real_path(path)
+            if key not in seen:
+                seen.add(key)
+                found.append(InputFile(path, name, _not_regular(path)))
+    return found
+
+
+_SHOWN_CAUSE = 200
+"""Characters of an unexpected exception's text kept in `unreadable`'s message."""
+
+
+def unreadable(path: Path, exc: BaseException) -> str:
+    """The one-line message for a file that failed with an exception its reader does not
+    name: the file, what went wrong, and what to do.
+
+    The readers turn every malformed file they know of into their own named error; this
+    is the last line of defence that keeps a folder run going (and the output free of
+    tracebacks) when a file fails in a way they do not describe yet.
+    """
+    if isinstance(exc, RecursionError):
+        cause = "it nests too deeply to read"
+    elif isinstance(exc, OSError) and exc.strerror:
+        cause = exc.strerror
+    else:
+        text = " ".join(str(exc).split())
+        if len(text) > _SHOWN_CAUSE:
+            text = text[: _SHOWN_CAUSE - 3] + "..."
+        kind = type(exc)
+        name = (
+            kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        )
+        cause = f"{name}: {text}" if text else name
+    return f"{path}: the file cannot be read ({cause}); check it or restore it from its source"
+
+
+def check_report_path(report: str | None) -> Path | None:
+    """The ``--json`` target, refused before the run when its directory does not exist."""
+    if report is None:
+        return None
+    path = Path(report)
+    parent = path.parent
+    if not parent.is_dir():
+        raise UsageError(
+            f"cannot write the JSON report {path}: directory {parent} does not exist; "
+            "create it or choose another path"
+        )
+    if path.is_dir():
+        raise UsageError(f"cannot write the JSON report {path}: it is a directory; name a file")
+    if path.exists() and not path.is_file():
+        raise UsageError(
+            f"cannot write the JSON report {path}: it is not a regular file (a device or a "
+            "pipe); name a file"
+        )
+    return path
+
+
+def without_report(files: list[InputFile], report: Path | None) -> list[InputFile]:
+    """``files`` less the ``--json`` target, which an earlier run may have left among
+    the inputs (a report is never an input)."""
+    if report is None or not report.exists():
+        return files
+    target = real_path(report)
+    kept = [file for file in files if real_path(file.path) != target]
+    if not kept:
+        raise UsageError(f"the only input is the JSON report {report}: give the files to check")
+    return kept
+
+
+def write_report(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON through a temporary file and a rename, so a reader sees
+    either the previous file or the whole new one."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise UsageError(f"cannot write the JSON report {path}: {exc.strerror}") from exc
+    try:
+        # A lone surrogate (from a recorded ``\ud800`` escape) goes out as that escape.
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise UsageError(f"cannot write the JSON report {path}: {exc.strerror}") from exc
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,266 @@
+"""Load and run the replay conformance vectors of ``conformance/replay/<name>/``.
+
+A replay vector is a folder with three files:
+
+- ``cassette.yaml``: recorded chat-completions traffic (this library's cassette format,
+  which stock vcrpy also reads);
+- ``events.json``: the normalised event log a harness must produce when it replays the
+  cassette through its loop: the durable events in session-log JSON form with every
+  ``time`` zeroed and ids replaced by tokens numbered by first appearance
+  (`harness_conformance.snapshots.normalize_events`);
+- ``expected.json``: ``{"description", "interactions", "turn_reasons",
+  "invalid_tool_calls": [{"tool", "messages"}], "violations": [{"rule", "seq"}]}``.
+
+Here a vector runs through `replay_foreign` with the ``strict`` profile. The events
+compare exactly as JSON (object key order aside); the outcome compares field by field.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._files import (
+    VectorFailure,
+    VectorFileError,
+    meta_path,
+    read_json,
+    same_json,
+    shape_checker,
+)
+
+__all__ = [
+    "REPLAY_KNOWN_GAPS",
+    "REPLAY_META_SCHEMA_NAME",
+    "ReplayOutcome",
+    "ReplayVector",
+    "load_replay_vectors",
+    "replay_cassette",
+    "replay_known_gap",
+    "replay_outcome",
+    "run_replay_vector",
+    "run_replay_vectors",
+]
+
+REPLAY_META_SCHEMA_NAME = "replay-vector.schema.json"
+"""File name of the meta-schema (``expected.json``; ``$defs/events`` for ``events.json``)."""
+
+_FILES = ("cassette.yaml", "events.json", "expected.json")
+_OUTCOME_KEYS = ("interactions", "turn_reasons", "invalid_tool_calls", "violations")
+_EXPECTED_KEYS = ("description", *_OUTCOME_KEYS)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayVector:
+    """One replay vector folder."""
+
+    id: str
+    """The folder name, e.g. ``tool-call``."""
+    path: Path
+    """The folder."""
+    description: str
+    """What the vector shows."""
+    cassette: Path
+    """The recorded traffic."""
+    events: tuple[dict[str, Any], ...]
+    """The expected normalised event log."""
+    expected: dict[str, Any]
+    """The expected outcome: the `_OUTCOME_KEYS` of ``expected.json``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplayOutcome:
+    """What replaying a vector's cassette through this library produced."""
+
+    events: list[dict[str, Any]]
+    """The normalised event log."""
+    outcome: dict[str, Any]
+    """Interactions, turn reasons, invalid tool calls and violations, as in
+    ``expected.json``."""
+
+
+REPLAY_KNOWN_GAPS: list[Callable[[ReplayVector], str | None]] = []
+"""Predicates naming replay vectors this library knowingly disagrees with: each returns
+the reason, or ``None`` for a vector it does not claim."""
+
+
+def replay_known_gap(vector: ReplayVector) -> str | None:
+    """The reason the first claiming predicate of `REPLAY_KNOWN_GAPS` gives, if any."""
+    for predicate in REPLAY_KNOWN_GAPS:
+        reason = predicate(vector)
+        if reason is not None:
+            return reason
+    return None
+
+
+# -- loading ---------------------------------------------------------------------------
+
+
+def load_replay_vectors(
+    directory: str | Path, *, meta_schema: str | Path | None = None
+) -> list[ReplayVector]:
+    """Every vector folder of ``directory``, sorted by name.
+
+    ``meta_schema`` defaults to ``../meta/replay-vector.schema.json`` beside the
+    directory. Raises `VectorFileError` naming the file and JSON path of every problem.
+    """
+    folder = Path(directory)
+    meta = meta_path(folder, meta_schema, REPLAY_META_SCHEMA_NAME)
+    check_expected = shape_checker(meta, _hand_expected)
+    check_events = shape_checker(meta, _hand_events, definition="events")
+    return [
+        _load_folder(sub, check_expected, check_events)
+        for sub in sorted(folder.iterdir())
+        if sub.is_dir() and not sub.name.startswith((".", "_"))
+    ]
+
+
+def _load_folder(
+    folder: Path,
+    check_expected: Callable[[Any], list[str]],
+    check_events: Callable[[Any], list[str]],
+) -> ReplayVector:
+    missing = [name for name in _FILES if not (folder / name).is_file()]
+    if missing:
+        raise VectorFileError(folder, [f"missing {name}" for name in missing])
+    expected = read_json(folder / "expected.json")
+    problems = check_expected(expected)
+    if problems:
+        raise VectorFileError(folder / "expected.json", problems)
+    events = read_json(folder / "events.json")
+    problems = check_events(events)
+    if problems:
+        raise VectorFileError(folder / "events.json", problems)
+    return ReplayVector(
+        id=folder.name,
+        path=folder,
+        description=expected["description"],
+        cassette=folder / "cassette.yaml",
+        events=tuple(events),
+        expected={key: expected[key] for key in _OUTCOME_KEYS},
+    )
+
+
+def _hand_expected(data: Any) -> list[str]:
+    """The meta-schema's rules for ``expected.json``, without python-jsonschema."""
+    if not isinstance(data, dict):
+        return ["$: must be an object"]
+    problems = [f"$: missing required key {k!r}" for k in _EXPECTED_KEYS if k not in data]
+    problems += [f"$: unknown key {k!r}" for k in data if k not in _EXPECTED_KEYS]
+    if "description" in data and not (isinstance(data["description"], str) and data["description"]):
+        problems.append("$.description: must be a non-empty string")
+    if "interactions" in data and type(data["interactions"]) is not int:
+        problems.append("$.interactions: must be an integer")
+    for key, fields in (
+        ("turn_reasons", ("kind",)),
+        ("invalid_tool_calls", ("tool", "messages")),
+        ("violations", ("rule", "seq")),
+    ):
+        items = data.get(key, [])
+        if not isinstance(items, list):
+            problems.append(f"$.{key}: must be an array")
+            continue
+        for index, item in enumerate(items):
+            if not (isinstance(item, dict) and all(f in item for f in fields)):
+                problems.append(f"$.{key}[{index}]: must be an object with {list(fields)}")
+    return problems
+
+
+def _hand_events(data: Any) -> list[str]:
+    """The meta-schema's rules for ``events.json``, without python-jsonschema."""
+    if not isinstance(data, list):
+        return ["$: must be an array of events"]
+    problems = []
+    for index, event in enumerate(data):
+        ok = (
+            isinstance(event, dict)
+            and isinstance(event.get("type"), str)
+            and type(event.get("seq")) is int
+            and event.get("time") == 0
+            and isinstance(event.get("data"), dict)
+        )
+        if not ok:
+            problems.append(
+                f"$[{index}]: must be an event with a string type, an integer seq, "
+                "time 0 and a data object"
+            )
+    return problems
+
+
+# -- running ---------------------------------------------------------------------------
+
+
+def replay_cassette(cassette: str | Path) -> ReplayOutcome:
+    """Replay a cassette under ``strict``: its normalised event log and the outcome
+    fields a replay vector's ``expected.json`` holds."""
+    from ..cassettes import replay_foreign
+    from ..replay import normalize_events
+
+    replay = replay_foreign(cassette, profile="strict")
+    outcome = {
+        "interactions": replay.interactions,
+        "turn_reasons": [reason for s in replay.sessions for reason in s.turn_reasons],
+        "invalid_tool_calls": [
+            {"tool": call.tool, "messages": list(call.messages)}
+            for call in replay.invalid_tool_calls
+        ],
+        "violations": [{"rule": v.rule, "seq": v.seq} for v in replay.violations],
+    }
+    return ReplayOutcome(events=normalize_events(replay.events), outcome=outcome)
+
+
+_replay = functools.lru_cache(maxsize=16)(replay_cassette)
+
+
+def replay_outcome(vector: ReplayVector) -> ReplayOutcome:
+    """Replay the vector's cassette through this library (cached per cassette path)."""
+    return _replay(vector.cassette.resolve())
+
+
+def run_replay_vector(vector: ReplayVector) -> list[VectorFailure]:
+    """The differences between a vector and this library: the first differing event
+    (case ``events[<index>]``), then each differing outcome field."""
+    reason = replay_known_gap(vector)
+    if reason is not None:
+        return [
+            VectorFailure(
+                vector_id=vector.id, case="replay", expected=None, actual=None, skipped=reason
+            )
+        ]
+    result = replay_outcome(vector)
+    failures = []
+    expected_events, actual_events = list(vector.events), result.events
+    for index in range(max(len(expected_events), len(actual_events))):
+        want = expected_events[index] if index < len(expected_events) else None
+        got = actual_events[index] if index < len(actual_events) else None
+        if want is None or got is None or not same_json(want, got, key_order=False):
+            failures.append(
+                VectorFailure(
+                    vector_id=vector.id, case=f"events[{index}]", expected=want, actual=got
+                )
+            )
+            break
+    for key in _OUTCOME_KEYS:
+        if not same_json(vector.expected[key], result.outcome[key], key_order=False):
+            failures.append(
+                VectorFailure(
+                    vector_id=vector.id,
+                    case=key,
+                    expected=vector.expected[key],
+                    actual=result.outcome[key],
+                )
+            )
+    return failures
+
+
+def run_replay_vectors(directory: str | Path | Iterable[ReplayVector]) -> list[VectorFailure]:
+    """Every difference between the vectors and this library, plus one entry per
+    skipped known gap (``skipped`` set); an empty list means full conformance."""
+    if isinstance(directory, (str, Path)):
+        vectors: Iterable[ReplayVector] = load_replay_vectors(directory)
+    else:
+        vectors = directory
+    return [failure for vector in vectors for failure in run_replay_vector(vector)]

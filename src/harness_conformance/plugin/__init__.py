@@ -1,0 +1,230 @@
+"""The pytest entry point of harness-conformance (``pytest -p harness_conformance``).
+
+Wiring only: the option group, ini keys, markers, fixtures and hooks. Logic lives in
+sibling modules. Loading this module imports nothing heavy: vcrpy, syrupy and
+Hypothesis are imported inside the fixtures and hooks that use them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from ._cassette import HcCassette
+
+_MODES = ("none", "once", "new_episodes", "all", "rewrite")
+_PROFILES = ("off", "seed", "strict")
+_PATHS_KEY = pytest.StashKey[dict[str, Path]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("harness-conformance", "harness-conformance: cassettes and invariants")
+    options: list[tuple[str, dict[str, Any], str, str]] = [
+        ("--hc-record-mode", {"choices": _MODES}, "hc_record_mode",
+         "cassette record mode (default none; forced to none when CI is set unless given)"),
+        ("--hc-cassette-dir", {}, "hc_cassette_dir",
+         "folder of cassettes (default fixtures/cassettes)"),
+        ("--hc-invariants", {"choices": _PROFILES}, "hc_invariants",
+         "invariant profile for replays (default strict)"),
+        ("--hc-model", {}, "hc_model",
+         "model name; replays need the one recorded with (default deepseek-chat)"),
+        ("--hc-base-url", {}, "hc_base_url",
+         "base URL of the model API; replays need the one recorded with"),
+    ]  # fmt: skip
+    for flag, extra, ini, help_text in options:
+        group.addoption(flag, dest=ini, default=None, help=help_text, **extra)
+        parser.addini(ini, help_text)
+    group.addoption(
+        "--hc-strict-cassettes",
+        dest="hc_strict_cassettes",
+        action="store_true",
+        default=None,
+        help="also fail tests that load a cassette and leave interactions unplayed",
+    )
+    parser.addini("hc_strict_cassettes", "as --hc-strict-cassettes", type="bool", default=False)
+    group.addoption(
+        "--hc-block-network",
+        dest="hc_block_network",
+        action="store_true",
+        default=None,
+        help="block connections and lookups outside loopback in every test, not only "
+        "in cassette replays",
+    )
+    parser.addini("hc_block_network", "as --hc-block-network", type="bool", default=False)
+    parser.addini(
+        "hc_volatile",
+        "request-body paths left out of cassette matching, one a line (e.g. temperature, "
+        "messages[*].name); hc_cassette(volatile=[...]) adds more",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
+        "hc_secret_env",
+        "environment variables whose values recording replaces in cassettes, one a line "
+        "(DEEPSEEK_API_KEY and OPENAI_API_KEY always are); hc_cassette(secret_env=[...]) "
+        "adds more",
+        type="linelist",
+        default=[],
+    )
+    parser.addini(
+        "hc_vcr_alias",
+        "treat @pytest.mark.vcr (pytest-recording) as @pytest.mark.hc_cassette",
+        type="bool",
+        default=False,
+    )
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+    from ._load import load_companions
+
+    pluginmanager.add_hookspecs(hookspecs)
+    load_companions(pluginmanager)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    for line in (
+        "hc_cassette(name=None, record_mode=None, volatile=(), secret_env=()): record or "
+        "replay this test's HTTP traffic through a cassette; its name, record mode, body "
+        "paths left out of matching and environment variables holding secrets",
+        "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
+        "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
+    ):
+        config.addinivalue_line("markers", line)
+    from ..replay._machine_paths import use_rootdir
+    from ._network import register
+    from ._settings import vcr_alias_enabled
+
+    if vcr_alias_enabled(config):
+        config.addinivalue_line(
+            "markers", "vcr(record_mode=None): as hc_cassette, with hc_vcr_alias = true"
+        )
+    register(config)
+    config.add_cleanup(use_rootdir(config.rootpath))
+    # The Hypothesis profiles ``ci`` and ``dev`` are registered (never loaded) when
+    # Hypothesis is already imported or ``--hypothesis-profile`` makes Hypothesis's own
+    # plugin import it next; importing `harness_conformance.standard` registers them
+    # too. First among the configure hooks, so ``--hypothesis-profile=ci`` finds them.
+    if "hypothesis" in sys.modules or config.getoption("hypothesis_profile", None):
+        from ..strategies._profiles import register_profiles
+
+        register_profiles()
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    from ._settings import check_cassette_paths
+
+    config.stash[_PATHS_KEY] = check_cassette_paths(config, items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(
+    collector: pytest.Module | pytest.Class, name: str, obj: object
+) -> Generator[None, object, object]:
+    """Drop the standard suites themselves; check every collected subclass of one."""
+    result = yield
+    if isinstance(obj, type) and "harness_conformance.standard" in sys.modules:
+        from ._suites import collect_class
+
+        return collect_class(collector, name, obj, result)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """For a test with an open cassette, end the call phase with any cassette error its
+    body did not raise itself (a miss the agent loop turned into an error turn, unplayed
+    interactions, a recording whose save a secret would refuse), and keep what it ended
+    with (the cassette then ends as a failed block)."""
+    try:
+        result = yield
+        outcome: BaseException | None = None
+    except BaseException as exc:
+        result, outcome = None, exc
+    from ._cassette import ACTIVE, end_call
+
+    if ACTIVE in item.stash:
+        final = end_call(item, outcome)
+        if final is not None and final is not outcome:
+            raise final
+    if outcome is not None:
+        raise outcome
+    return result
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List the cassettes that ``new_episodes`` left to fail their next replay (from
+    the reports, so that pytest-xdist workers' notes are listed too)."""
+    from ._cassette import TRAP_PROPERTY
+
+    notes = [
+        str(value)
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        for key, value in getattr(report, "user_properties", ())
+        if key == TRAP_PROPERTY
+    ]
+    if notes:
+        terminalreporter.section("harness-conformance: cassettes that fail their next replay")
+        for note in notes:
+            terminalreporter.line(note)
+
+
+@pytest.fixture(autouse=True)
+def _hc_marked_cassette(request: pytest.FixtureRequest) -> None:
+    """Open the cassette of a test that carries the ``hc_cassette`` marker (or ``vcr``
+    with ``hc_vcr_alias``) without requesting a cassette fixture."""
+    from ._settings import cassette_marker
+
+    if cassette_marker(request.node) is not None:
+        request.getfixturevalue("hc_cassette")
+
+
+@pytest.fixture
+def invariants(request: pytest.FixtureRequest) -> str:
+    """The invariant profile of this test: ``off``, ``seed`` or ``strict``."""
+    from ._settings import invariant_profile
+
+    return invariant_profile(request.node)
+
+
+@pytest.fixture
+def hc_cassette(request: pytest.FixtureRequest) -> Iterator[HcCassette]:
+    """This test's cassette, active for the whole test (recording or replaying)."""
+    from ._cassette import open_cassette
+
+    paths = request.config.stash.get(_PATHS_KEY, {})
+    with open_cassette(request.node, paths.get(request.node.nodeid)) as cassette:
+        yield cassette
+
+
+@pytest.fixture
+def hc_model(hc_cassette: HcCassette) -> Any:
+    """An `OpenAICompatibleModel` for this test: a placeholder key when replaying."""
+    return hc_cassette.model()
+
+
+@pytest.fixture
+def replay_session(hc_cassette: HcCassette, invariants: str, request: pytest.FixtureRequest) -> Any:
+    """``await replay_session(agent, prompts)``: run the agent under this test's cassette
+    with the invariant profile of the test; returns a `SessionRun`."""
+    from ._cassette import session_replayer
+
+    return session_replayer(hc_cassette, invariants, request.node)
+
+
+@pytest.fixture
+def validation_report() -> Callable[..., Any]:
+    """``validation_report(tool)``: the `ValidationReport` of a tool, a DSL spec or a
+    JSON Schema dict; snapshot it with ``snapshot(extension_class=ValidationReportSnapshot)``."""
+    from ..snapshots._validation_report import validation_report as build
+
+    return build

@@ -1,0 +1,194 @@
+"""Per-test settings of the pytest plugin: options, ini keys and markers combined.
+
+Precedence: a marker on the test, then the command line, then the ini file, then the
+default. The record mode is resolved by `harness_conformance.cassettes.resolve_mode`:
+``--hc-record-mode`` wins; a marker or ini default is overridden by ``none`` when the
+environment variable ``CI`` is set, so CI never records unless the command line asks.
+List settings (``hc_volatile``, ``hc_secret_env``) add the marker's entries to the ini's.
+With the ``hc_vcr_alias`` ini key, pytest-recording's ``vcr`` marker stands for
+``hc_cassette``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ._paths import cassette_path, collisions
+
+__all__ = [
+    "CASSETTE_DIR",
+    "KEY_ENV",
+    "block_network_enabled",
+    "cassette_dir",
+    "cassette_marker",
+    "check_cassette_paths",
+    "invariant_profile",
+    "option",
+    "secret_values",
+    "unused_allowed",
+    "uses_cassette",
+    "vcr_alias_enabled",
+    "volatile_paths",
+]
+
+CASSETTE_DIR = "fixtures/cassettes"
+_PROFILES = ("off", "seed", "strict")
+_VCR_KEYWORDS = frozenset({"record_mode"})
+KEY_ENV = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
+"""The variables whose values are always scrubbed: the keys `hc_model` reads."""
+
+
+def option(config: pytest.Config, name: str) -> Any:
+    """A ``--hc-*`` value, else its ``hc_*`` ini key, else None."""
+    value = config.getoption(name, default=None)
+    if value is None:
+        value = config.getini(name) or None
+    return value
+
+
+def block_network_enabled(config: pytest.Config) -> bool:
+    """``--hc-block-network``, else the ``hc_block_network`` ini key (default false)."""
+    if config.getoption("hc_block_network", default=None):
+        return True
+    return bool(config.getini("hc_block_network"))
+
+
+def vcr_alias_enabled(config: pytest.Config) -> bool:
+    """The ``hc_vcr_alias`` ini key: ``@pytest.mark.vcr`` then works as ``hc_cassette``."""
+    return bool(config.getini("hc_vcr_alias"))
+
+
+def cassette_marker(item: pytest.Item) -> pytest.Mark | None:
+    """The closest ``hc_cassette`` marker, else, with ``hc_vcr_alias``, the closest
+    ``vcr`` marker; a ``vcr`` marker with arguments ``hc_cassette`` has no counterpart
+    for is a usage error naming them."""
+    marker = item.get_closest_marker("hc_cassette")
+    if marker is not None or not vcr_alias_enabled(item.config):
+        return marker
+    marker = item.get_closest_marker("vcr")
+    if marker is None:
+        return None
+    unsupported = [repr(arg) for arg in marker.args]
+    unsupported += [f"{key}=" for key in sorted(set(marker.kwargs) - _VCR_KEYWORDS)]
+    if unsupported:
+        raise pytest.UsageError(
+            f"{item.nodeid}: @pytest.mark.vcr under hc_vcr_alias takes only record_mode=...; "
+            f"drop {', '.join(unsupported)} (name a shared cassette with "
+            "@pytest.mark.hc_cassette(name=...), adjust the VCR in the pytest_hc_configure_vcr "
+            "hook)"
+        )
+    return marker
+
+
+def uses_cassette(item: pytest.Item) -> bool:
+    """Whether ``item`` runs under a cassette: it requests ``hc_cassette`` (or a fixture
+    built on it) or carries the ``hc_cassette`` marker (``vcr`` with ``hc_vcr_alias``)."""
+    if "hc_cassette" in getattr(item, "fixturenames", ()):
+        return True
+    return cassette_marker(item) is not None
+
+
+def _listed(item: pytest.Item, ini: str, keyword: str) -> list[str]:
+    """The ``ini`` line list, then the marker's ``keyword`` list; anything but a list of
+    non-empty strings in the marker is a usage error."""
+    values = [str(line).strip() for line in item.config.getini(ini) if str(line).strip()]
+    marker = cassette_marker(item)
+    given = marker.kwargs.get(keyword, ()) if marker is not None else ()
+    if isinstance(given, str) or not all(isinstance(v, str) and v.strip() for v in given):
+        raise pytest.UsageError(
+            f"{item.nodeid}: hc_cassette({keyword}=...) takes a list of non-empty strings, "
+            f"not {given!r}"
+        )
+    return values + [v.strip() for v in given]
+
+
+def volatile_paths(item: pytest.Item) -> tuple[str, ...]:
+    """The request-body paths left out of matching: the ``hc_volatile`` ini key, then
+    ``hc_cassette(volatile=[...])``; a path that does not parse is a usage error."""
+    from ..cassettes._match import parse_volatile_path
+
+    paths = _listed(item, "hc_volatile", "volatile")
+    for path in paths:
+        try:
+            parse_volatile_path(path)
+        except ValueError as exc:
+            raise pytest.UsageError(f"{item.nodeid}: hc_volatile / volatile=: {exc}") from None
+    return tuple(paths)
+
+
+def secret_values(item: pytest.Item) -> tuple[str, ...]:
+    """The values of the environment variables holding live secrets: `KEY_ENV`, the
+    ``hc_secret_env`` ini key and ``hc_cassette(secret_env=[...])``; unset ones are
+    skipped. Recording replaces each value in the cassette."""
+    names = dict.fromkeys([*KEY_ENV, *_listed(item, "hc_secret_env", "secret_env")])
+    return tuple(value for name in names if (value := os.environ.get(name, "").strip()))
+
+
+def cassette_dir(config: pytest.Config) -> Path:
+    raw = option(config, "hc_cassette_dir") or CASSETTE_DIR
+    path = Path(raw)
+    return path if path.is_absolute() else config.rootpath / path
+
+
+def invariant_profile(item: pytest.Item) -> str:
+    """The profile from ``hc_invariants`` or ``--hc-invariants``; ``off`` needs a reason."""
+    marker = item.get_closest_marker("hc_invariants")
+    if marker is not None:
+        profile = marker.args[0] if marker.args else marker.kwargs.get("profile")
+        if profile not in _PROFILES:
+            raise pytest.UsageError(
+                f"{item.nodeid}: hc_invariants profile {profile!r} is not one of "
+                f"{', '.join(_PROFILES)}"
+            )
+        if profile == "off" and not str(marker.kwargs.get("reason") or "").strip():
+            raise pytest.UsageError(
+                f"{item.nodeid}: hc_invariants('off') needs reason='...' saying why"
+            )
+        return str(profile)
+    return str(option(item.config, "hc_invariants") or "strict")
+
+
+def unused_allowed(item: pytest.Item) -> str | None:
+    """The reason of ``hc_allow_unused``, if the test carries it (a reason is required)."""
+    marker = item.get_closest_marker("hc_allow_unused")
+    if marker is None:
+        return None
+    reason = marker.args[0] if marker.args else marker.kwargs.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise pytest.UsageError(f"{item.nodeid}: hc_allow_unused needs reason='...'")
+    return reason
+
+
+def check_cassette_paths(config: pytest.Config, items: list[pytest.Item]) -> dict[str, Path]:
+    """Every cassette-using test's file; two tests mapping to one file implicitly is a
+    collection error naming both."""
+    directory = cassette_dir(config)
+    implicit: list[tuple[str, Path]] = []
+    paths: dict[str, Path] = {}
+    for item in items:
+        if not uses_cassette(item):
+            continue
+        marker = cassette_marker(item)
+        name = marker.kwargs.get("name") if marker else None
+        path = cassette_path(item, directory, name)
+        volatile_paths(item)  # bad paths and arguments fail at collection
+        secret_values(item)
+        paths[item.nodeid] = path
+        if name is None:
+            implicit.append((item.nodeid, path))
+    clashes = collisions(implicit)
+    if clashes:
+        root = config.rootpath
+        lines = [
+            f"  {path.relative_to(root) if path.is_relative_to(root) else path}: {', '.join(ids)}"
+            for path, ids in clashes.items()
+        ]
+        raise pytest.UsageError(
+            "these tests map to the same cassette file; give them distinct names with "
+            "@pytest.mark.hc_cassette(name=...):\n" + "\n".join(lines)
+        )
+    return paths

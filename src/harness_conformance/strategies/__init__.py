@@ -1,0 +1,42 @@
+"""Hypothesis strategies for tool parameter specs, their arguments and corruptions.
+
+- `valid_args(spec)` draws arguments a spec accepts, built from the spec tree.
+- `corruptions(spec)` draws `Corruption` values: valid arguments with one targeted
+  change, the kind of change, where it is and the message `validate_args` must give.
+- `corruption_examples(spec)` lists one fixed corruption per applicable kind.
+- `specs()` draws valid DSL specs covering every node kind, annotation, literal and
+  constraint the DSL has; `json_values()` draws the plain JSON values a model could send.
+
+``spec`` may be a DSL spec, a `Tool` or a JSON Schema dict. Every strategy shrinks
+towards the simplest case and is deterministic under a seed. Unlike the rest of the
+package this module imports Hypothesis when it is imported: only callers who want
+strategies import it.
+"""
+
+from ._corrupt import (
+    KINDS,
+    Corruption,
+    corruption_examples,
+    corruptions,
+)
+from ._specs import (
+    specs,
+)
+from ._valid import (
+    valid_args,
+)
+from ._values import (
+    json_values,
+)
+
+Corruption.__module__ = __name__
+
+__all__ = [
+    "KINDS",
+    "Corruption",
+    "corruption_examples",
+    "corruptions",
+    "json_values",
+    "specs",
+    "valid_args",
+]
