@@ -1,8 +1,10 @@
 """harness-conformance: a small, real agent harness core and the tools to test one.
 
-Everything users import comes from here (and from the documented subpackages
-``harness_conformance.schema`` and, for Hypothesis strategies,
-``harness_conformance.strategies``).
+The names most users need come from here. Each part has its own documented path for
+the rest (``harness_conformance.schema``, ``.strategies``, ``.standard``,
+``.snapshots``, ``.cassettes``, ``.models``, ``.events``, ``.invariants``,
+``.session_log``, ``.server``, ``.errors``, ``.replay``, ``.reenactment``,
+``.conformance``); ``docs/architecture.md`` maps them.
 """
 
 from ._version import __version__ as __version__

@@ -1,6 +1,6 @@
 """The agent loop: turns, steps, tool calls and the event stream (DESIGN §6)."""
 
-from ._agent import Agent, run_sync
+from ._loop import Agent, run_sync
 from ._result import RetryPolicy, TurnResult
 
 __all__ = ["Agent", "RetryPolicy", "TurnResult", "run_sync"]

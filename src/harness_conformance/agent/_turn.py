@@ -48,7 +48,7 @@ from ._result import TurnResult
 from ._schedule import runs_alongside
 
 if TYPE_CHECKING:
-    from ._agent import Agent
+    from ._loop import Agent
 
 __all__ = ["Turn"]
 

@@ -1,4 +1,4 @@
-"""Packed chunk rows of the reference implementation's session logs (used by `session_log`).
+"""Packed chunk rows of the reference implementation's session logs (used by `_session_log`).
 
 Packed rows (``text-chunks``, ``reasoning-chunks``, ``tool-call-chunks``) are how the
 reference implementation (deepseek-harness) stores consecutive deltas of one block::

@@ -1,8 +1,10 @@
-"""The pytest entry point of harness-conformance (``pytest -p harness_conformance``).
+"""The pytest wiring of harness-conformance: its ``pytest11`` entry point, also reached
+under ``pytest -p harness_conformance`` through the facade's ``pytest_plugins``.
 
 Wiring only: the option group, ini keys, markers, fixtures and hooks. Logic lives in
-sibling modules. Loading this module imports nothing heavy: vcrpy, syrupy and
-Hypothesis are imported inside the fixtures and hooks that use them.
+the sibling modules of this package and in the parts below. Loading this module imports
+nothing heavy: vcrpy, syrupy and Hypothesis are imported inside the fixtures and hooks
+that use them.
 """
 
 from __future__ import annotations

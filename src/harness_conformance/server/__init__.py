@@ -12,6 +12,7 @@ and fails `assert_consumed` when the script and the calls made do not line up::
     server.assert_consumed()
 """
 
+from ._loopback import LoopbackModelServer
 from ._script import (
     DEFAULT_USAGE,
     ErrorResponse,
@@ -23,7 +24,6 @@ from ._script import (
     TextResponse,
     ToolCallsResponse,
 )
-from ._server import LoopbackModelServer
 from ._wire import KEEP_ALIVE
 
 __all__ = [

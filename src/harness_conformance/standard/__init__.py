@@ -11,7 +11,7 @@ annotations, and that the tool's validation report matches its snapshot (syrupy)
 
 The plugin checks every collected subclass: a standard test that is deleted, or
 overridden without ``pytest.mark.xfail(reason=...)``, adds a failing item naming the
-test and what to do. Like `harness_conformance.strategies`, this module imports
+test and what to do. Like `harness_conformance.strategies`, this package imports
 Hypothesis when it is imported.
 """
 

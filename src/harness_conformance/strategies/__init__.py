@@ -8,9 +8,9 @@
   constraint the DSL has; `json_values()` draws the plain JSON values a model could send.
 
 ``spec`` may be a DSL spec, a `Tool` or a JSON Schema dict. Every strategy shrinks
-towards the simplest case and is deterministic under a seed. Unlike the rest of the
-package this module imports Hypothesis when it is imported: only callers who want
-strategies import it.
+towards the simplest case and is deterministic under a seed. Like
+`harness_conformance.standard`, this package imports Hypothesis when it is imported
+(the core and the pytest plugin do not): only callers who want strategies import it.
 """
 
 from ._corrupt import (

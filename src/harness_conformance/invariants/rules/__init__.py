@@ -7,7 +7,7 @@ checks.
 
 from __future__ import annotations
 
-from types import ModuleType
+import typing
 
 from . import (
     chunk_in_step,
@@ -24,6 +24,9 @@ from . import (
     turn_pairing,
 )
 from ._scope import SEQ_GAP, Check, Handlers, Scope
+
+if typing.TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = ["ALL_RULES", "SEQ_GAP", "Check", "Handlers", "Scope"]
 

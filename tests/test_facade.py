@@ -1,7 +1,10 @@
-"""The facade exports exactly its public names, sorted, and they report the facade."""
+"""The facade and every part export exactly their public names, sorted; the facade's
+classes report the facade."""
 
 from __future__ import annotations
+import __future__
 
+import importlib
 import inspect
 import os
 import re
@@ -14,7 +17,7 @@ import pytest
 import harness_conformance
 import harness_conformance.schema
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _isort_key(name: str) -> tuple[int, str]:
@@ -25,14 +28,39 @@ def _isort_key(name: str) -> tuple[int, str]:
 
 
 def _public_names(module: object) -> set[str]:
+    """Names without an underscore, leaving out imported modules, except the package's own
+    modules given another name (``cassettes.serializer``)."""
+    prefix = getattr(module, "__name__", "") + "."
     return {
         name
         for name, value in vars(module).items()
         if name.isidentifier()
         and not name.startswith("_")
-        and not inspect.ismodule(value)
+        and not (
+            inspect.ismodule(value)
+            and (value.__name__ == prefix + name or not value.__name__.startswith(prefix))
+        )
+        and not isinstance(value, __future__._Feature)
         and name != "pytest_plugins"
     }
+
+
+PACKAGES = sorted(
+    path.parent.relative_to(ROOT / "src").as_posix().replace("/", ".")
+    for path in (ROOT / "src" / "harness_conformance").rglob("__init__.py")
+    if path.parent.name != "plugin"
+)
+"""Every package but the pytest wiring, whose hooks and fixtures are its names."""
+
+
+@pytest.mark.parametrize("name", [*PACKAGES, "harness_conformance.session_log"])
+def test_every_part_exports_exactly_its_public_names(name: str) -> None:
+    module = importlib.import_module(name)
+    exported = list(module.__all__)
+    assert exported == sorted(exported, key=_isort_key)
+    assert len(set(exported)) == len(exported)
+    lazy = set(getattr(module, "_LAZY", {}))
+    assert set(exported) == _public_names(module) | lazy
 
 
 @pytest.mark.parametrize("module", [harness_conformance, harness_conformance.schema])

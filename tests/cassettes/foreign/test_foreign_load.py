@@ -17,7 +17,7 @@ from vcr.serializers import jsonserializer, yamlserializer  # type: ignore[impor
 from harness_conformance.cassettes.foreign._load import load_foreign_cassette, parse_sse
 from harness_conformance.errors import CassetteError
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "cassettes"
+CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "cassettes"
 
 COMPLETION = {
     "id": "c",

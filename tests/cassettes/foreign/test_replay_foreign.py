@@ -33,7 +33,7 @@ from harness_conformance.events import (
 )
 from harness_conformance.invariants import check_log
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "cassettes"
+CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "cassettes"
 FILES = sorted(CORPUS.glob("*/*.yaml"))
 
 EXPECTED_FAILURES: dict[str, str] = {}

@@ -16,7 +16,7 @@ from typing import Any
 from harness_conformance.errors import SchemaError
 from harness_conformance.schema import Spec, from_json_schema
 
-CORPORA = Path(__file__).parent.parent / "corpora"
+CORPORA = Path(__file__).parents[1] / "corpora"
 TOOL_SCHEMAS = CORPORA / "tool-schemas"
 JSON_SCHEMA_SUITE = CORPORA / "json-schema-test-suite" / "draft2020-12"
 
