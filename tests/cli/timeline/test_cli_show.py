@@ -30,7 +30,7 @@ from harness_conformance.events import (
 from harness_conformance.invariants import check_log
 from harness_conformance.session_log import read_session_log
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CASSETTES = ROOT / "tests" / "corpora" / "cassettes"
 SESSIONS = ROOT / "tests" / "corpora" / "upstream-sessions"
 PARALLEL = (

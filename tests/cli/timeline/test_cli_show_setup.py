@@ -25,7 +25,7 @@ from harness_conformance.server import (
     ToolCallsResponse,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TEXT_TURN = ROOT / "tests" / "corpora" / "upstream-sessions" / "text-turn" / "session.jsonl"
 ENV = "HC_TEST_SHOW_SETUP_KEY"
 HOSTILE = '</pre></details><script>document.title="owned"</script><img src=x onerror=alert(1)>'
