@@ -18,8 +18,6 @@ import os
 import re
 import site
 import sys
-import sysconfig
-import tempfile
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -57,6 +55,10 @@ def _named() -> Iterator[tuple[str, str]]:
         # Inside the rootdir, a path reads the same wherever pytest was started from.
         if rootdir is None or not Path(cwd).is_relative_to(rootdir):
             yield "<cwd>", cwd
+    # Imported here: they cost more than the rest of the package's imports together.
+    import sysconfig
+    import tempfile
+
     packages = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
     packages.update(site.getsitepackages() if hasattr(site, "getsitepackages") else [])
     user_site = site.getusersitepackages() if hasattr(site, "getusersitepackages") else None
