@@ -7,6 +7,11 @@ container, only when nothing else failed inside it. Scalars: type, enum, const,
 then constraints. ``validate_args`` never raises for any ``args``: a value that
 breaks a check (a hostile ``__eq__``, ``__hash__`` or ``__iter__``) is reported as
 not lossless JSON at the nearest container.
+
+``validate_args`` runs the spec's generated function (``generated/``), built on first
+use and kept on the spec; where none is generated it runs the compiled closures, which
+`checker` and `run_check` also give their other callers and which stay the reference
+the generated functions are tested against.
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ from ._checks import Check, Out, lossless_message
 from ._compile import compile_check
 from ._lossless import PLAIN_TYPES
 from ._nodes import Defs, Params, Spec
+from .generated import Validator, generated_validator
 
-__all__ = ["checker", "parse_arguments", "run_check", "validate_args"]
+__all__ = ["checker", "parse_arguments", "run_check", "validate_args", "validator"]
 
 _CACHE_ATTR = "_harness_conformance_check"
+_VALIDATOR_ATTR = "_harness_conformance_validator"
 
 
 def checker(spec: Spec) -> Check:
@@ -50,21 +57,48 @@ def run_check(check: Check, value: Any, out: Out) -> None:
             stack.append(child)
 
 
+def validator(spec: Spec) -> Validator:
+    """The validator of a spec, built on first use and kept on the spec: its generated
+    function (``schema/generated/``), or its compiled closures where none is generated."""
+    run: Validator | None = getattr(spec, _VALIDATOR_ATTR, None)
+    if run is None:
+        run = generated_validator(spec)
+        if run is None:
+            check = checker(spec)
+
+            def run(value: Any, budget: float | None) -> list[str]:
+                return _run_closures(check, value, budget)
+
+        object.__setattr__(spec, _VALIDATOR_ATTR, run)
+    return run
+
+
 def validate_args(spec: Spec, args: Any, *, pattern_budget: float | None = None) -> list[str]:
     """Every way ``args`` violates ``spec``, as wire-format messages; ``[]`` when valid.
 
     ``pattern_budget`` is the number of seconds one ``pattern`` check may take (default
     `PATTERN_BUDGET`, or the ``HARNESS_CONFORMANCE_PATTERN_BUDGET`` environment
     variable); a string not checked in time is reported, never accepted."""
-    check = checker(spec)
+    run = getattr(spec, _VALIDATOR_ATTR, None) or validator(spec)
+    budget = None if pattern_budget is None else _budget(pattern_budget)
+    try:
+        return run(args, budget)
+    except Exception:
+        return [lossless_message("")]
+
+
+def _validate_with_closures(
+    spec: Spec, args: Any, *, pattern_budget: float | None = None
+) -> list[str]:
+    """`validate_args` on the compiled closures alone, never a generated function: the
+    reference the generated validators are compared with."""
+    budget = None if pattern_budget is None else _budget(pattern_budget)
+    return _run_closures(checker(spec), args, budget)
+
+
+def _run_closures(check: Check, args: Any, budget: float | None) -> list[str]:
     out = Out()
-    if pattern_budget is not None:
-        if not _is_budget(pattern_budget):
-            raise ValueError(
-                f"pattern_budget must be a positive finite number of seconds, "
-                f"not {pattern_budget!r}"
-            )
-        out.budget = float(pattern_budget)
+    out.budget = budget
     try:
         run_check(check, args, out)
     except Exception:
@@ -72,6 +106,14 @@ def validate_args(spec: Spec, args: Any, *, pattern_budget: float | None = None)
     if not out and type(args) not in PLAIN_TYPES:
         out.append(lossless_message(""))
     return list(out)
+
+
+def _budget(pattern_budget: Any) -> float:
+    if not _is_budget(pattern_budget):
+        raise ValueError(
+            f"pattern_budget must be a positive finite number of seconds, not {pattern_budget!r}"
+        )
+    return float(pattern_budget)
 
 
 def _is_budget(value: Any) -> bool:
