@@ -3,14 +3,17 @@
 ``measure`` draws examples from one strategy and checks them; ``generate.py`` uses it for
 our strategies, and this file, run as a script, uses it for the peers. The peers need a
 Hypothesis release older than the one this package depends on, so ``generate.py`` runs
-this file in a virtualenv of its own::
+this file in a virtualenv of its own and talks to it one schema at a time, so that ours
+and the peers are measured schema by schema, interleaved::
 
-    python _generate_peers.py SCHEMAS.json [N]
+    python _generate_peers.py [N]
 
-``SCHEMAS.json`` is a list of ``{"id": ..., "schema": ...}``. For each peer the runner
-draws ``N`` (default 50) examples per schema and prints one JSON document to stdout:
-``{"versions": {...}, "tools": {name: {"available": bool, "reason": str | None,
-"results": [...]}}}``, one result per schema as ``measure`` returns it.
+The runner first prints one JSON line: ``{"versions": {...}, "tools": {name:
+{"available": bool, "reason": str | None}}}``. Then, for each line it reads on stdin
+(``{"id": ..., "schema": ...}``), it draws ``N`` (default 50) examples with every
+available peer, the peers in alternating order from one schema to the next, and prints
+one JSON line ``{name: result}``, one result per peer as ``measure`` returns it. The
+first schema is drawn once untimed by each peer before its timed draw, to warm it up.
 
 * hypothesis-jsonschema: ``hypothesis_jsonschema.from_schema(schema)``;
 * schemathesis: it has no public call that turns a bare JSON Schema into a strategy, so
@@ -34,7 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-__all__ = ["EXAMPLES", "measure", "run_peers"]
+__all__ = ["EXAMPLES", "measure", "serve"]
 
 EXAMPLES = 50
 """Examples drawn per schema."""
@@ -173,32 +176,42 @@ def _version(name: str) -> str | None:
         return None
 
 
-def run_peers(entries: list[dict[str, Any]], examples: int = EXAMPLES) -> dict[str, Any]:
-    """Every peer over every entry; the first entry is drawn once untimed as a warm-up."""
-    tools: dict[str, Any] = {}
-    for name, (make, pick, reason) in _peers().items():
-        if make is None:
-            tools[name] = {"available": False, "reason": reason, "results": []}
-            continue
-        if entries:
-            measure(entries[0]["id"], entries[0]["schema"], make, pick, examples)
-        results = [measure(e["id"], e["schema"], make, pick, examples) for e in entries]
-        tools[name] = {"available": True, "reason": None, "results": results}
+def serve(lines: Any, out: Any, examples: int = EXAMPLES) -> None:
+    """Answer each schema line of ``lines`` with one result line on ``out``."""
+    peers = _peers()
     names = ("hypothesis", "hypothesis-jsonschema", "schemathesis", "jsonschema")
-    return {"versions": {name: _version(name) for name in names}, "tools": tools}
+    header = {
+        "versions": {name: _version(name) for name in names},
+        "tools": {
+            name: {"available": make is not None, "reason": reason}
+            for name, (make, _, reason) in peers.items()
+        },
+    }
+    out.write(json.dumps(header) + "\n")
+    out.flush()
+    usable = [(name, make, pick) for name, (make, pick, _) in peers.items() if make is not None]
+    for number, line in enumerate(lines):
+        if not line.strip():
+            continue
+        entry = json.loads(line)
+        order = usable if number % 2 == 0 else usable[::-1]
+        results = {}
+        # Hypothesis and the peers may print while drawing; only results go to ``out``.
+        with contextlib.redirect_stdout(io.StringIO()):
+            for name, make, pick in order:
+                if number == 0:
+                    measure(entry["id"], entry["schema"], make, pick, examples)
+                results[name] = measure(entry["id"], entry["schema"], make, pick, examples)
+        out.write(json.dumps(results) + "\n")
+        out.flush()
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) not in (2, 3):
+    if len(argv) > 2:
         print(__doc__, file=sys.stderr)
         return 2
-    with open(argv[1], encoding="utf-8") as source:
-        entries = json.load(source)
-    examples = int(argv[2]) if len(argv) == 3 else EXAMPLES
-    # Hypothesis and the peers may print while drawing; only the result goes to stdout.
-    with contextlib.redirect_stdout(io.StringIO()):
-        report = run_peers(entries, examples)
-    json.dump(report, sys.stdout)
+    examples = int(argv[1]) if len(argv) == 2 else EXAMPLES
+    serve(sys.stdin, sys.stdout, examples)
     return 0
 
 

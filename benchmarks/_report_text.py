@@ -6,80 +6,11 @@ fenced code blocks, byte for byte; only prose, table headers and target labels d
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Bench", "Target", "render"]
+from _report_targets import Bench, Target
 
-
-@dataclass(frozen=True)
-class Target:
-    """One target of the issue: a ratio with its bound, or a yes/no check."""
-
-    bench: str
-    label: str
-    short: str
-    measured: float | None
-    bound: float
-    higher_is_better: bool
-    reason: str = ""
-    check: tuple[str, bool] | None = None
-    """For a yes/no target: the value as the benchmark printed it, and whether it passed."""
-
-    @classmethod
-    def boolean(cls, bench: str, label: str, value: str, passed: bool) -> Target:
-        return cls(bench, label, label, None, math.nan, True, check=(value, passed))
-
-    @property
-    def passed(self) -> bool:
-        if self.check is not None:
-            return self.check[1]
-        if self.measured is None:
-            return False
-        if self.higher_is_better:
-            return self.measured >= self.bound
-        return self.measured <= self.bound
-
-    @property
-    def speed(self) -> float:
-        """The measured ratio turned so that above 1 means ours is faster."""
-        assert self.measured is not None
-        return self.measured if self.higher_is_better else 1.0 / self.measured
-
-    @property
-    def target_speed(self) -> float:
-        return self.bound if self.higher_is_better else 1.0 / self.bound
-
-    def required_text(self, language: str = "en") -> str:
-        if self.check is not None:
-            return "yes" if language == "en" else "是"
-        if self.bench == "loop":
-            word = "overhead" if language == "en" else "开销"
-            return f"{word} <= {1.0 / self.bound - 1.0:.0%}"
-        return f"{'>=' if self.higher_is_better else '<='} {self.bound:g}x"
-
-    def measured_text(self, language: str = "en") -> str:
-        if self.check is not None:
-            return self.check[0]
-        if self.measured is None:
-            return "-"
-        if self.bench == "loop":
-            word = "overhead" if language == "en" else "开销"
-            return f"{word} {1.0 / self.measured - 1.0:.1%}"
-        return f"{self.measured:.2f}x"
-
-
-@dataclass
-class Bench:
-    """One benchmark script's run: its command, failure, targets and table rows."""
-
-    name: str
-    command: str
-    failure: str
-    targets: list[Target]
-    rows: list[list[str]]
-    data: dict[str, Any] = field(default_factory=dict)
+__all__ = ["ZH", "render"]
 
 
 _TEXT: dict[str, dict[str, Any]] = {
@@ -99,21 +30,33 @@ _TEXT: dict[str, dict[str, Any]] = {
         ),
         "machine": "Machine and command",
         "facts": {
+            "run": "run",
             "date": "date",
             "cores": "cores",
             "cpu": "CPU",
             "python": "Python",
             "system": "system",
         },
-        "command": "The report was produced by this command, which ran these scripts:",
+        "runs": {
+            "full": "full (every script in its full mode)",
+            "quick": "quick (`--quick`): a smoke test of the scripts; its numbers are not results",
+        },
+        "command": (
+            "The report was produced by this command, which ran these scripts "
+            "(`tox -e bench` runs the full report):"
+        ),
         "not_run": "not run",
         "failed": "The script failed ({}); its numbers are missing.",
         "versions": "Versions",
         "sections": {
             "validate": (
                 "Validation",
-                "Microseconds per call, median over the schemas; "
-                "`x ours` is the median of (that validator's time / ours).",
+                "Two ways of calling each validator: a tight loop (one schema called many "
+                "times) and a sweep (each schema once in turn, round after round over the "
+                "corpus). `total ms` is the sum over the schemas of one call's time, `median us` "
+                "the median per-call time; `x total` is that validator's total over ours and "
+                "`x median` the median over the schemas of (its time / ours): above 1, ours is "
+                "faster. The second table is the cost of making a validator for one schema.",
             ),
             "replay": (
                 "Cassette replay",
@@ -122,8 +65,18 @@ _TEXT: dict[str, dict[str, Any]] = {
             ),
             "loop": (
                 "Agent loop",
-                "Events per second through the loop on a scripted "
-                "session, with each invariant profile.",
+                "Microseconds per event through the loop on a scripted session with each "
+                "invariant profile, and of the checker alone fed the recorded events "
+                "(`check_log`); medians of repeated rounds with their spread "
+                "((max - min) / median). The goal is judged on the checker alone as a share "
+                "of the loop's own cost per event.",
+            ),
+            "replay_scale": (
+                "Replay at scale",
+                "Copies of the recorded corpus replayed by the CLI and by a pytest project with "
+                "one `SessionConformanceTests` suite, each run in its own process; peak RSS is "
+                "that of the largest process of the run. The second table compares loading and "
+                "parsing on the distinct corpus files.",
             ),
             "generate": (
                 "Argument generation",
@@ -133,15 +86,31 @@ _TEXT: dict[str, dict[str, Any]] = {
         "heads": {
             "validate": [
                 "validator",
+                "calling",
+                "valid: total ms",
                 "valid: median us",
-                "valid: x ours",
+                "valid: x total",
+                "valid: x median",
+                "invalid: total ms",
                 "invalid: median us",
-                "invalid: x ours",
-                "schemas",
+                "invalid: x total",
+                "invalid: x median",
                 "errors",
             ],
+            "compile": ["compile", "schemas", "total ms", "median us", "p90 us", "x ours"],
             "replay": ["side", "files", "total ms", "median ms", "p90 ms", "cassettes/s"],
-            "loop": ["checker", "events/s", "overhead"],
+            "loop": [
+                "checker",
+                "loop us/event",
+                "spread",
+                "events/s",
+                "overhead in the loop (range)",
+                "alone us/event",
+                "spread",
+                "share of the loop",
+            ],
+            "replay_scale": ["runner", "cassettes", "seconds", "ms per cassette", "peak RSS MiB"],
+            "loads": ["comparison", "ours", "the other", "ours / other"],
             "generate": [
                 "tool",
                 "schemas",
@@ -166,27 +135,47 @@ _TEXT: dict[str, dict[str, Any]] = {
         "plot": "每根柱子是一个比值，已换算为大于 1 表示我们更快；黑色短线是目标。",
         "machine": "机器与命令",
         "facts": {
+            "run": "运行方式",
             "date": "日期",
             "cores": "核数",
             "cpu": "CPU",
             "python": "Python",
             "system": "系统",
         },
-        "command": "本报告由下面的命令生成，它依次运行了这些脚本：",
+        "runs": {
+            "full": "完整（每个脚本都以完整模式运行）",
+            "quick": "快速（`--quick`）：只是对脚本的冒烟测试，其数字不是结果",
+        },
+        "command": "本报告由下面的命令生成，它依次运行了这些脚本（`tox -e bench` 运行完整报告）：",
         "not_run": "未运行",
         "failed": "脚本运行失败（{}），缺少它的数据。",
         "versions": "版本",
         "sections": {
             "validate": (
                 "校验",
-                "每次调用的微秒数，取各 schema 的中位数；"
-                "`x ours` 是（该校验器耗时 / 我们的耗时）的中位数。",
+                "每个校验器按两种方式调用：紧循环（同一个 schema 连续调用多次）与轮扫"
+                "（每轮依次对语料中每个 schema 各调用一次，重复多轮）。`total ms` 是各 schema "
+                "单次调用耗时之和，`median us` 是单次调用耗时的中位数；`x total` 是该校验器"
+                "总耗时与我们总耗时之比，`x median` 是各 schema 上（其耗时 / 我们的耗时）的"
+                "中位数：大于 1 表示我们更快。第二张表是为一个 schema 构建校验器的开销。",
             ),
             "replay": (
                 "录像回放",
                 "在启用 `strict` 检查器的循环中回放录像，与直接用 vcrpy 加 openai SDK 回放对比。",
             ),
-            "loop": ("代理循环", "脚本化会话在循环中每秒处理的事件数，分别使用各个不变量配置。"),
+            "loop": (
+                "代理循环",
+                "脚本化会话在循环中每个事件的微秒数（分别使用各个不变量配置），以及把录下的"
+                "事件单独交给检查器（`check_log`）时每个事件的微秒数；取多轮的中位数，并给出"
+                "离散度（(最大 - 最小) / 中位数）。目标按单独测得的检查器开销占循环自身每事件"
+                "开销的比例判定。",
+            ),
+            "replay_scale": (
+                "大规模回放",
+                "录像语料的副本分别由命令行和一个只含一个 `SessionConformanceTests` 套件的 "
+                "pytest 项目回放，每次运行各在独立进程中；峰值 RSS 取该次运行中最大进程的值。"
+                "第二张表在语料的各个不同文件上比较加载与解析。",
+            ),
             "generate": (
                 "参数生成",
                 "每抽取 50 个样例的毫秒数，取各工具成功抽样的 schema 的中位数。",
@@ -195,15 +184,31 @@ _TEXT: dict[str, dict[str, Any]] = {
         "heads": {
             "validate": [
                 "校验器",
+                "调用方式",
+                "有效输入：总毫秒",
                 "有效输入：中位微秒",
-                "有效输入：x ours",
+                "有效输入：x total",
+                "有效输入：x median",
+                "无效输入：总毫秒",
                 "无效输入：中位微秒",
-                "无效输入：x ours",
-                "schema 数",
+                "无效输入：x total",
+                "无效输入：x median",
                 "报告的错误",
             ],
+            "compile": ["构建", "schema 数", "总毫秒", "中位微秒", "p90 微秒", "x ours"],
             "replay": ["一方", "文件数", "总毫秒", "中位毫秒", "p90 毫秒", "录像/秒"],
-            "loop": ["检查器", "事件/秒", "开销"],
+            "loop": [
+                "检查器",
+                "循环 微秒/事件",
+                "离散度",
+                "事件/秒",
+                "循环中的开销（范围）",
+                "单独 微秒/事件",
+                "离散度",
+                "占循环的比例",
+            ],
+            "replay_scale": ["运行方式", "录像数", "秒", "毫秒/录像", "峰值 RSS MiB"],
+            "loads": ["比较", "我们", "对方", "我们 / 对方"],
             "generate": [
                 "工具",
                 "schema 数",
@@ -217,21 +222,28 @@ _TEXT: dict[str, dict[str, Any]] = {
     },
 }
 
+ZH: dict[str, str] = {
+    "tight": "紧循环",
+    "sweep": "轮扫",
+    "total": "总耗时",
+    "median": "逐 schema 中位数",
+    "valid": "有效",
+    "invalid": "无效",
+    "validate": "{mode}，{stat}：我们对比 {peer}，{kind}输入（快多少倍）",
+    "loop": "不变量检查器 `{profile}` 单独测量：每事件开销 / 循环自身每事件开销",
+    "load": "我们的加载器 / vcrpy 的加载器，总耗时",
+    "parse": "replay 每个录像的耗时 / C YAML 解析",
+    "memory": "{runner}：{large} 个录像时的峰值 RSS / {small} 个时",
+    "xdist_slower": (
+        "在这台机器上（{cores} 核），回放 {count} 个录像时 `pytest -n 2` 比单进程更慢"
+        "（{parallel:.1f} 秒对 {serial:.1f} 秒）。"
+    ),
+}
+"""Chinese labels and sentences that ``report.py`` fills in with the numbers."""
+
 _ZH_LABELS = {
-    "ours vs jsonschema iter_errors, valid inputs (x faster)": (
-        "我们对比 jsonschema iter_errors，有效输入（快多少倍）"
-    ),
-    "ours vs jsonschema iter_errors, invalid inputs (x faster)": (
-        "我们对比 jsonschema iter_errors，无效输入（快多少倍）"
-    ),
     "ours replay_foreign (strict) total time / vcrpy + openai SDK": (
         "我们的 replay_foreign（strict）总耗时 / vcrpy 加 openai SDK"
-    ),
-    "invariant checker `seed`: overhead on events/s against `off`": (
-        "不变量检查器 `seed`：相对 `off` 的每秒事件数开销"
-    ),
-    "invariant checker `strict`: overhead on events/s against `off`": (
-        "不变量检查器 `strict`：相对 `off` 的每秒事件数开销"
     ),
     "ours draws valid examples for 100% of satisfiable schemas": (
         "对所有可满足的 schema 都能抽出有效样例"
@@ -243,6 +255,8 @@ _ZH_LABELS = {
 def _label(language: str, target: Target) -> str:
     if language == "en":
         return target.label
+    if target.zh:
+        return target.zh
     if target.label in _ZH_LABELS:
         return _ZH_LABELS[target.label]
     if target.label.startswith("ours vs ") and target.label.endswith("(x faster)"):
@@ -299,7 +313,8 @@ def render(language: str, benches: list[Bench], facts: dict[str, str], command: 
     out += _table(text["summary_head"], rows)
     out += ["", "![benchmarks](benchmarks.png)", "", text["plot"], ""]
     out += [f"## {text['machine']}", ""]
-    out += [f"- {text['facts'][key]}: {facts[key]}" for key in text["facts"]]
+    shown = {**facts, "run": text["runs"].get(facts.get("run", ""), facts.get("run", "?"))}
+    out += [f"- {text['facts'][key]}: {shown.get(key, '?')}" for key in text["facts"]]
     out += ["", text["command"], "", "```sh", command]
     out += [bench.command or f"# {bench.name}: {text['not_run']}" for bench in benches]
     out += ["```", ""]
@@ -310,6 +325,10 @@ def render(language: str, benches: list[Bench], facts: dict[str, str], command: 
             out += [text["failed"].format(bench.failure), ""]
             continue
         out += _table(text["heads"][bench.name], bench.rows)
+        for key, rows in bench.more:
+            out += ["", *_table(text["heads"][key], rows)]
+        if bench.notes.get(language):
+            out += ["", bench.notes[language]]
         versions = _versions(bench)
         if versions:
             out += ["", f"{text['versions']}: {versions}."]

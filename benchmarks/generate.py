@@ -8,8 +8,9 @@ do not declare and with the python-jsonschema draft 2020-12 validator.
 
 * ours: ``harness_conformance.strategies.valid_args(schema)``, in this process;
 * the peers need an older Hypothesis, so they run in ``benchmarks/.peers-venv`` (made on
-  first use with ``python -m venv`` and pip) through ``_generate_peers.py``, over the
-  same schemas.
+  first use with ``python -m venv`` and pip) through ``_generate_peers.py``, which is
+  handed one schema at a time: ours and the peers are measured schema by schema, in an
+  order that alternates from one schema to the next, one tool drawing at a time.
 
 Run with ``--help`` for options.
 """
@@ -64,31 +65,91 @@ def ensure_peers_venv(venv: Path = PEERS_VENV) -> Path:
     return python
 
 
-def run_ours(entries: list[Any]) -> list[dict[str, Any]]:
-    if entries:
-        measure(entries[0].id, entries[0].schema, valid_args)  # warm-up, untimed
-    return [measure(entry.id, entry.schema, valid_args) for entry in entries]
+class PeerRunner:
+    """The peer runner in its virtualenv, asked for one schema at a time."""
+
+    def __init__(self, python: Path, log: Any) -> None:
+        runner = [str(python), str(_HERE / "_generate_peers.py"), str(EXAMPLES)]
+        self.log = log
+        self.process = subprocess.Popen(
+            runner, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True
+        )
+        self.header: dict[str, Any] = self._answer() or {}
+
+    def _answer(self) -> dict[str, Any] | None:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        return json.loads(line) if line.strip() else None
+
+    def failure(self) -> str:
+        code = self.process.poll()
+        self.log.seek(0)
+        tail = self.log.read().decode("utf-8", "replace").strip().splitlines()[-1:]
+        return f"peer runner exited with {code}: {tail[0] if tail else 'no output'}"
+
+    def measure(self, entry: Any) -> dict[str, Any] | None:
+        """Each available peer's result for one schema; None when the runner has died."""
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps({"id": entry.id, "schema": entry.schema}) + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return None
+        return self._answer()
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait()
 
 
-def run_peers(entries: list[Any]) -> dict[str, Any]:
-    """The peer runner's report; peers it could not run are marked unavailable."""
+def run_interleaved(entries: list[Any], with_peers: bool) -> tuple[list[Any], dict[str, Any]]:
+    """Ours and the peers, schema by schema, the order alternating from one to the next.
+
+    Ours draws in this process and the peers in their runner, which waits while ours
+    draws: one tool draws at a time, so drift in machine load touches them alike."""
+    if not with_peers:
+        tools = {name: _unavailable("--no-peers") for name in PEERS}
+        return _ours_only(entries), {"versions": {}, "tools": tools}
     try:
         python = ensure_peers_venv()
     except (OSError, subprocess.CalledProcessError) as error:
         reason = f"peer virtualenv could not be set up: {error}"
-        return {"versions": {}, "tools": {name: _unavailable(reason) for name in PEERS}}
-    with tempfile.TemporaryDirectory() as folder:
-        source = Path(folder) / "schemas.json"
-        rows = [{"id": entry.id, "schema": entry.schema} for entry in entries]
-        source.write_text(json.dumps(rows), encoding="utf-8")
-        runner = [str(python), str(_HERE / "_generate_peers.py"), str(source), str(EXAMPLES)]
-        done = subprocess.run(runner, capture_output=True, text=True)
-    if done.returncode != 0:
-        tail = done.stderr.strip().splitlines()[-1:] or ["no output"]
-        reason = f"peer runner exited with {done.returncode}: {tail[0]}"
-        return {"versions": {}, "tools": {name: _unavailable(reason) for name in PEERS}}
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report
+        tools = {name: _unavailable(reason) for name in PEERS}
+        return _ours_only(entries), {"versions": {}, "tools": tools}
+    ours: list[dict[str, Any]] = []
+    with tempfile.TemporaryFile() as log:
+        runner = PeerRunner(python, log)
+        if not runner.header:
+            reason = runner.failure()
+            tools = {name: _unavailable(reason) for name in PEERS}
+            return _ours_only(entries), {"versions": {}, "tools": tools}
+        tools = {name: {**state, "results": []} for name, state in runner.header["tools"].items()}
+        alive = True
+        if entries:
+            measure(entries[0].id, entries[0].schema, valid_args)  # warm-up, untimed
+        for index, entry in enumerate(entries):
+            mine = None
+            if index % 2 == 0:
+                mine = measure(entry.id, entry.schema, valid_args)
+            if alive:
+                answer = runner.measure(entry)
+                if answer is None:
+                    alive, reason = False, runner.failure()
+                    for state in tools.values():
+                        state.update(available=False, reason=reason, results=[])
+                else:
+                    for name, result in answer.items():
+                        tools[name]["results"].append(result)
+            ours.append(mine or measure(entry.id, entry.schema, valid_args))
+        runner.close()
+    return ours, {"versions": runner.header.get("versions", {}), "tools": tools}
+
+
+def _ours_only(entries: list[Any]) -> list[dict[str, Any]]:
+    if entries:
+        measure(entries[0].id, entries[0].schema, valid_args)  # warm-up, untimed
+    return [measure(entry.id, entry.schema, valid_args) for entry in entries]
 
 
 def _unavailable(reason: str) -> dict[str, Any]:
@@ -266,12 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         entries = quick_subset(entries, args.sample)
     else:
         entries = sorted(entries, key=lambda e: e.id)
-    ours = run_ours(entries)
-    peers: dict[str, Any]
-    if args.no_peers:
-        peers = {"versions": {}, "tools": {name: _unavailable("--no-peers") for name in PEERS}}
-    else:
-        peers = run_peers(entries)
+    ours, peers = run_interleaved(entries, not args.no_peers)
     text, data = report(ours, peers, time.perf_counter() - started)
     print(text)
     if args.json:

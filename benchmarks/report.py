@@ -1,13 +1,14 @@
 """Run every benchmark and write docs/benchmarks.md, docs/benchmarks.zh.md and the plot.
 
-Each benchmark script (validate.py, replay.py, loop.py, generate.py) runs in its own
-process with ``--json``; this script reads those numbers and writes a summary of the
-targets, one table per benchmark, the machine it ran on and the command, in English and
-Chinese, plus ``docs/benchmarks.png``, a bar plot of each measured ratio beside its
-target. The outputs are written to temporary files and renamed into place.
+Each benchmark script (validate.py, replay.py, replay_scale.py, loop.py, generate.py)
+runs in its own process with ``--json``, one after the other; this script reads those
+numbers and writes a summary of the targets, one table per benchmark, the machine it ran
+on and the command, in English and Chinese, plus ``docs/benchmarks.png``, a bar plot of
+each measured speed ratio beside its target. The outputs are written to temporary files
+and renamed into place.
 
-    python benchmarks/report.py            # full runs, about 8 minutes
-    python benchmarks/report.py --quick    # the quick modes, about 1 minute
+    python benchmarks/report.py            # full runs, about 10 minutes on 2 cores
+    python benchmarks/report.py --quick    # the quick modes, about 2 minutes
     python benchmarks/report.py --reuse DIR   # render the JSON files already in DIR
 
 generate.py measures its peers in ``benchmarks/.peers-venv``. When that virtualenv is
@@ -30,12 +31,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from _report_text import Bench, Target, render
+from _report_readers import READERS
+from _report_targets import Bench, Target
+from _report_text import render
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PEERS_VENV = HERE / ".peers-venv"
-NAMES = ("validate", "replay", "loop", "generate")
+NAMES = ("validate", "replay", "replay_scale", "loop", "generate")
 
 
 def _peers_python() -> Path:
@@ -69,125 +72,6 @@ def _read(path: Path) -> dict[str, Any]:
     except (OSError, ValueError) as error:
         raise SystemExit(f"report.py: cannot read {path}: {error}") from error
     return data
-
-
-def _validate(data: dict[str, Any]) -> tuple[list[Target], list[list[str]]]:
-    targets = [
-        Target(
-            "validate",
-            f"ours vs jsonschema iter_errors, {t['kind']} inputs (x faster)",
-            f"{t['kind']} inputs: jsonschema time / ours",
-            t["measured"],
-            t["required"],
-            higher_is_better=True,
-        )
-        for t in data["targets"]
-    ]
-    rows = []
-    for name, peer in data["peers"].items():
-        v, i = peer["valid"], peer["invalid"]
-        rows.append(
-            [
-                name,
-                f"{v['median_us']:.2f}",
-                f"{v['ratio_vs_ours']:.2f}",
-                f"{i['median_us']:.2f}",
-                f"{i['ratio_vs_ours']:.2f}",
-                str(peer["timed"]),
-                peer["note"],
-            ]
-        )
-    return targets, rows
-
-
-def _replay(data: dict[str, Any]) -> tuple[list[Target], list[list[str]]]:
-    summary = data["summary"]
-    target = summary["target"]
-    targets = [
-        Target(
-            "replay",
-            "ours replay_foreign (strict) total time / vcrpy + openai SDK",
-            "vcrpy + SDK time / ours",
-            target["measured"],
-            target["max_ratio"],
-            higher_is_better=False,
-        )
-    ]
-    rows = []
-    labels = {"ours": "ours replay_foreign (strict)", "peer": "vcrpy + openai SDK"}
-    for side, label in labels.items():
-        s = summary["replay"][side]
-        rate = s["files"] / (s["total_ms"] / 1000) if s["total_ms"] else float("nan")
-        rows.append(
-            [
-                label,
-                str(s["files"]),
-                f"{s['total_ms']:.1f}",
-                f"{s['median_ms']:.2f}",
-                f"{s['p90_ms']:.2f}",
-                f"{rate:.0f}",
-            ]
-        )
-    return targets, rows
-
-
-def _loop(data: dict[str, Any]) -> tuple[list[Target], list[list[str]]]:
-    targets = [
-        Target(
-            "loop",
-            f"invariant checker `{profile}`: overhead on events/s against `off`",
-            f"events/s with {profile} / with off",
-            1.0 / (1.0 + data["overhead"][profile]),
-            1.0 / 1.10,
-            higher_is_better=True,
-        )
-        for profile in ("seed", "strict")
-    ]
-    rows = [
-        [profile, f"{rate:,.0f}", f"{data['overhead'][profile]:.1%}"]
-        for profile, rate in data["events_per_second"].items()
-    ]
-    return targets, rows
-
-
-_SPEEDUP = {"hypothesis-jsonschema": 10.0, "schemathesis": 2.0}
-
-
-def _generate(data: dict[str, Any]) -> tuple[list[Target], list[list[str]]]:
-    targets = []
-    for peer, want in _SPEEDUP.items():
-        ratio = data["ratios"].get(peer, {}).get("ratio")
-        label = f"ours vs {peer}, median ms per {data['examples']} examples (x faster)"
-        short = f"{peer} time / ours"
-        reason = data["unavailable"].get(peer, "not measured")
-        targets.append(Target("generate", label, short, ratio, want, True, reason))
-    for row in data["targets"]:
-        if not row["target"].startswith("ours >="):
-            targets.append(Target.boolean("generate", row["target"], row["value"], row["pass"]))
-    rows = []
-    for name, s in data["summaries"].items():
-        rows.append(
-            [
-                name,
-                str(s["attempted"]),
-                f"{s['failures']} ({s['failure_pct']:.1f}%)",
-                f"{s['median_ms']:.1f}",
-                f"{s['p90_ms']:.1f}",
-                f"{s['undeclared_pct']:.1f}%",
-                str(s["invalid"]),
-            ]
-        )
-    for name, reason in data["unavailable"].items():
-        rows.append([name, "-", "-", "-", "-", "-", f"not measured: {reason}"])
-    return targets, rows
-
-
-READERS: dict[str, Callable[[dict[str, Any]], tuple[list[Target], list[list[str]]]]] = {
-    "validate": _validate,
-    "replay": _replay,
-    "loop": _loop,
-    "generate": _generate,
-}
 
 
 def _cpu_model() -> str:
@@ -233,8 +117,8 @@ def plot(targets: list[Target], path: Path) -> None:
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
-    shown = [t for t in targets if t.measured is not None]
-    fig, ax = plt.subplots(figsize=(10, 0.5 * len(shown) + 1.6), dpi=110)
+    shown = [t for t in targets if t.measured is not None and t.plotted]
+    fig, ax = plt.subplots(figsize=(11, 0.4 * len(shown) + 1.6), dpi=110)
     for row, t in enumerate(reversed(shown)):
         speed = t.speed
         colour = "#3a923a" if t.passed else "#c8452c"
@@ -243,10 +127,13 @@ def plot(targets: list[Target], path: Path) -> None:
         ax.annotate(f"{speed:.2f}", (speed, row), xytext=(4, 0), textcoords="offset points")
     ax.set_yticks(range(len(shown)), [f"{t.bench}: {t.short}" for t in reversed(shown)])
     ax.set_xscale("log")
+    speeds = [t.speed for t in shown] + [t.target_speed for t in shown]
+    if speeds:
+        ax.set_xlim(min(speeds) / 2, max(speeds) * 3)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
     ax.axvline(1.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlabel("speed of ours relative to the other side (higher is better; log scale)")
-    ax.set_title("Measured ratios (green: target met, red: missed); black marks: targets")
+    ax.set_title("Measured ratios: green met the target, red missed it; black mark: the target")
     fig.tight_layout()
     fig.savefig(path, format="png")
     plt.close(fig)
@@ -270,6 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     missing = "" if peers else "benchmarks/.peers-venv missing (see benchmarks/README.md)"
     flags = ["--quick"] * args.quick + ["--setup-peers"] * args.setup_peers
     own = " ".join(["python", "benchmarks/report.py", *flags])
+    if os.environ.get("TOX_ENV_NAME") == "bench":
+        own = " ".join(["tox", "-e", "bench", *(["--", *flags] if flags else [])])
+    run = "quick" if args.quick else "full"
     commands: dict[str, str] = {}
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     benches: list[Bench] = []
@@ -280,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
             commands = _read(folder / "commands.json")
             own = commands.pop("report.py", own)
             date = commands.pop("date", "unknown")
+            run = commands.pop("run", "?")
         for name in NAMES:
             data: dict[str, Any] | None
             if args.reuse:
@@ -287,17 +178,20 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 command, data, failure = _run(name, _arguments(name, args.quick, peers), folder)
                 commands[name] = command
-            targets, rows = READERS[name](data) if data is not None else ([], [])
+            targets, rows, extra = READERS[name](data) if data is not None else ([], [], {})
             if name == "generate" and missing and data is not None and not args.reuse:
                 data["unavailable"] = dict.fromkeys(data["unavailable"], missing)
-                targets, rows = READERS[name](data)
-            benches.append(Bench(name, command, failure, targets, rows, data or {}))
+                targets, rows, extra = READERS[name](data)
+            bench = Bench(name, command, failure, targets, rows, data or {}, **extra)
+            benches.append(bench)
         if not args.reuse:
-            listed = json.dumps({"report.py": own, "date": date, **commands}, indent=1) + "\n"
+            head = {"report.py": own, "date": date, "run": run}
+            listed = json.dumps({**head, **commands}, indent=1) + "\n"
             (folder / "commands.json").write_text(listed, encoding="utf-8")
 
     facts = machine_facts()
     facts["date"] = date
+    facts["run"] = run
     every = [t for bench in benches for t in bench.targets]
     for language, name in (("en", "benchmarks.md"), ("zh", "benchmarks.zh.md")):
         text = render(language, benches, facts, own)

@@ -1,0 +1,246 @@
+"""How ``report.py`` turns each benchmark's JSON into targets and table rows.
+
+One reader per benchmark script: it returns the targets (each a `Target`), the rows of the
+benchmark's main table, and extra `Bench` fields (``more`` tables, ``notes``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from _report_targets import Target
+from _report_text import ZH
+
+__all__ = ["READERS"]
+
+_MODES = {"tight": "tight loop", "sweep": "sweep"}
+_STATS = {"total": "total", "median": "per-schema median"}
+_KINDS = {"valid": "valid", "invalid": "invalid"}
+
+
+def _ms(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _validate(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
+    targets = []
+    for t in data["targets"]:
+        mode, stat, kind = _MODES[t["mode"]], _STATS[t["stat"]], _KINDS[t["kind"]]
+        zh = {"mode": ZH[t["mode"]], "stat": ZH[t["stat"]], "kind": ZH[t["kind"]]}
+        targets.append(
+            Target(
+                "validate",
+                f"{mode}, {stat}: ours vs {t['peer']}, {kind} inputs (x faster)",
+                f"{mode}, {t['stat']}, {kind}: {t['peer'].removesuffix(' iter_errors')} / ours",
+                t["measured"],
+                t["required"],
+                higher_is_better=True,
+                reason=t["verdict"] if t["measured"] is None else "",
+                zh=ZH["validate"].format(peer=t["peer"], **zh),
+            )
+        )
+    rows = []
+    for mode, label in _MODES.items():
+        for name, peer in data["modes"][mode].items():
+            cells = [name, label]
+            for kind in _KINDS:
+                row = peer[kind]
+                cells += [
+                    _ms(row["total_ms"], 1),
+                    _ms(row["median_us"]),
+                    _ms(row["x_total"]),
+                    _ms(row["x_median"]),
+                ]
+            rows.append([*cells, peer["note"]])
+    comp = data["compile"]
+    compiled = [
+        [
+            label,
+            str(comp["schemas"]),
+            _ms(comp[side]["total_ms"], 1),
+            _ms(comp[side]["median_us"], 1),
+            _ms(comp[side]["p90_us"], 1),
+            ratio,
+        ]
+        for side, label, ratio in (
+            ("ours", "ours from_json_schema + first validate_args", "1.00"),
+            ("fastjsonschema", "fastjsonschema.compile", _ms(comp["x_median"])),
+        )
+    ]
+    return targets, rows, {"more": [("compile", compiled)]}
+
+
+def _replay(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
+    summary = data["summary"]
+    target = summary["target"]
+    targets = [
+        Target(
+            "replay",
+            "ours replay_foreign (strict) total time / vcrpy + openai SDK",
+            "vcrpy + SDK time / ours",
+            target["measured"],
+            target["max_ratio"],
+            higher_is_better=False,
+        )
+    ]
+    rows = []
+    labels = {"ours": "ours replay_foreign (strict)", "peer": "vcrpy + openai SDK"}
+    for side, label in labels.items():
+        s = summary["replay"][side]
+        rate = s["files"] / (s["total_ms"] / 1000) if s["total_ms"] else float("nan")
+        rows.append(
+            [
+                label,
+                str(s["files"]),
+                f"{s['total_ms']:.1f}",
+                f"{s['median_ms']:.2f}",
+                f"{s['p90_ms']:.2f}",
+                f"{rate:.0f}",
+            ]
+        )
+    return targets, rows, {}
+
+
+def _loop(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
+    targets = [
+        Target(
+            "loop",
+            f"invariant checker `{t['profile']}` alone: cost per event / the loop's own",
+            f"loop / (loop + {t['profile']} checker), per event",
+            1.0 / (1.0 + t["measured"]),
+            1.0 / (1.0 + t["max"]),
+            higher_is_better=True,
+            zh=ZH["loop"].format(profile=t["profile"]),
+        )
+        for t in data["targets"]
+    ]
+    loop, alone = data["loop"], data["checker"]["us_per_event"]
+    rows = []
+    for profile, row in loop["us_per_event"].items():
+        cells = [profile, f"{row['median']:.2f}", f"{row['spread']:.0%}"]
+        cells.append(f"{1e6 / row['median']:,.0f}")
+        cost = loop["overhead"].get(profile)
+        cells.append(
+            f"{cost['median']:.1%} ({cost['min']:.1%} to {cost['max']:.1%})" if cost else "-"
+        )
+        if profile in alone:
+            share = alone[profile]["median"] / loop["us_per_event"]["off"]["median"]
+            cells += [f"{alone[profile]['median']:.3f}", f"{alone[profile]['spread']:.0%}"]
+            cells.append(f"{share:.1%}")
+        else:
+            cells += ["-", "-", "-"]
+        rows.append(cells)
+    return targets, rows, {}
+
+
+def _replay_scale(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
+    summary = data["summary"]
+    small, large = (str(size) for size in summary["sizes"])
+    targets = []
+    for t in summary["targets"]:
+        runner = t["label"].split(":")[0]
+        label_zh = ZH[t["kind"]].format(runner=runner, large=large, small=small)
+        short = {
+            "load": "vcrpy's loader / our loader, total",
+            "parse": "C YAML parse / replay, per cassette",
+        }.get(t["kind"], f"{runner}: memory")
+        targets.append(
+            Target(
+                "replay_scale",
+                t["label"],
+                short,
+                t["measured"],
+                t["max"],
+                higher_is_better=False,
+                zh=label_zh,
+                plotted=t["kind"] != "memory",
+            )
+        )
+    rows = [
+        [
+            runner,
+            f"{int(size):,}",
+            f"{row['seconds']:.1f}",
+            f"{row['per_cassette_ms']:.2f}",
+            f"{row['max_rss_mib']:.1f}",
+        ]
+        for runner, by_size in data["runs"].items()
+        for size, row in by_size.items()
+    ]
+    load, parse = summary["load"], summary["parse"]
+    loads = [
+        [
+            "load: cassettes.deserialize / vcrpy yamlserializer.deserialize, total ms",
+            f"{load['ours_ms']:.1f}",
+            f"{load['vcrpy_ms']:.1f}",
+            f"{load['ratio_total']:.2f}x",
+        ],
+        [
+            "harness-conformance replay / yaml CSafeLoader parse, ms per cassette",
+            f"{parse['replay_ms_per_cassette']:.3f}",
+            f"{parse['c_parse_ms_per_cassette']:.3f}",
+            f"{parse['replay_ms_per_cassette'] / parse['c_parse_ms_per_cassette']:.2f}x",
+        ],
+    ]
+    runs = data["runs"]
+    serial, parallel = runs["pytest"][large], runs["pytest -n 2"][large]
+    notes = {}
+    cores = data.get("cores") or "?"
+    if parallel["seconds"] > serial["seconds"]:
+        notes = {
+            "en": (
+                f"On this machine ({cores} cores) `pytest -n 2` took longer than a single "
+                f"process over {int(large):,} cassettes ({parallel['seconds']:.1f} s against "
+                f"{serial['seconds']:.1f} s)."
+            ),
+            "zh": ZH["xdist_slower"].format(
+                cores=cores,
+                count=f"{int(large):,}",
+                parallel=parallel["seconds"],
+                serial=serial["seconds"],
+            ),
+        }
+    return targets, rows, {"more": [("loads", loads)], "notes": notes}
+
+
+_SPEEDUP = {"hypothesis-jsonschema": 10.0, "schemathesis": 2.0}
+
+
+def _generate(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
+    targets = []
+    for peer, want in _SPEEDUP.items():
+        ratio = data["ratios"].get(peer, {}).get("ratio")
+        label = f"ours vs {peer}, median ms per {data['examples']} examples (x faster)"
+        short = f"{peer} time / ours"
+        reason = data["unavailable"].get(peer, "not measured")
+        targets.append(Target("generate", label, short, ratio, want, True, reason))
+    for row in data["targets"]:
+        if not row["target"].startswith("ours >="):
+            targets.append(Target.boolean("generate", row["target"], row["value"], row["pass"]))
+    rows = []
+    for name, s in data["summaries"].items():
+        rows.append(
+            [
+                name,
+                str(s["attempted"]),
+                f"{s['failures']} ({s['failure_pct']:.1f}%)",
+                f"{s['median_ms']:.1f}",
+                f"{s['p90_ms']:.1f}",
+                f"{s['undeclared_pct']:.1f}%",
+                str(s["invalid"]),
+            ]
+        )
+    for name, reason in data["unavailable"].items():
+        rows.append([name, "-", "-", "-", "-", "-", f"not measured: {reason}"])
+    return targets, rows, {}
+
+
+Reader = Callable[[dict[str, Any]], tuple[list[Target], list[list[str]], dict[str, Any]]]
+READERS: dict[str, Reader] = {
+    "validate": _validate,
+    "replay": _replay,
+    "replay_scale": _replay_scale,
+    "loop": _loop,
+    "generate": _generate,
+}
