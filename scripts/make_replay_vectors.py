@@ -178,7 +178,8 @@ def _record(scenario: Scenario, cassette: Path) -> None:
     server.assert_consumed()
     text = cassette.read_text(encoding="utf-8")
     text = text.replace(f"127.0.0.1:{port}", f"127.0.0.1:{PINNED_PORT}")
-    text = re.sub(r"(?m)^(\s+)created: \d+$", r"\1created: 0", text)
+    text = re.sub(r"(?m)^(\s+)created: \d+$", r"\1created: 0", text)  # format 1
+    text = re.sub(r'"created": ?\d+', lambda m: m[0].rstrip("0123456789") + "0", text)
     _atomic_write(cassette, text)
 
 

@@ -128,7 +128,7 @@ def test_any_sse_bytes_survive_the_cassette_file(body: bytes) -> None:
     assert got == body
 
 
-def test_sse_events_are_stored_as_a_list_of_parsed_events() -> None:
+def test_sse_events_are_stored_one_line_each_as_a_text_block() -> None:
     body = (
         ': keep-alive\n\ndata: {"choices":[{"delta":{"content":"Hi"}}]}\n\n'
         "event: ping\n"
@@ -138,8 +138,9 @@ def test_sse_events_are_stored_as_a_list_of_parsed_events() -> None:
     )
     got, stored = response_body_round_trip(body, SSE)
     assert got == body.encode()
-    assert stored == {
-        "sse": [
+    assert stored == {"sse": body}
+    assert sse_items(stored["sse"]) == (
+        [
             {"comment": " keep-alive"},
             {"data": {"choices": [{"delta": {"content": "Hi"}}]}},
             {"raw": "event: ping", "end": "\n"},
@@ -147,9 +148,9 @@ def test_sse_events_are_stored_as_a_list_of_parsed_events() -> None:
             {"raw": "data: {broken"},
             {"done": True},
         ],
-        "json_style": "compact",
-        "end": "\n\n",
-    }
+        "compact",
+        "\n\n",
+    )
 
 
 @given(json_values(), st.sampled_from(STYLE_NAMES))
@@ -159,8 +160,8 @@ def test_json_bodies_in_every_supported_style_are_structured_and_exact(
     text = dump_json({"payload": value}, style)
     got, stored = response_body_round_trip(text.encode(), "application/json")
     assert got == text.encode()
-    assert stored["json"] == {"payload": value}
-    assert dump_json(stored["json"], stored["json_style"]) == text
+    assert json.loads(stored["json"]) == {"payload": value}
+    assert dump_json(json.loads(stored["json"]), stored["json_style"]) == text
 
 
 @given(json_values())
@@ -168,7 +169,7 @@ def test_request_json_bodies_are_structured_and_exact(value: Any) -> None:
     text = json.dumps({"model": "deepseek-chat", "x": value}, separators=(",", ":"))
     loaded, stored = round_trip(cassette((request(text), response("{}"))))
     assert loaded["interactions"][0]["request"]["body"] == text
-    assert stored["interactions"][0]["request"]["body"]["json"]["x"] == value
+    assert json.loads(stored["interactions"][0]["request"]["body"]["json"])["x"] == value
 
 
 @pytest.mark.parametrize(
@@ -343,7 +344,9 @@ def test_gzip_and_deflate_bodies_are_decoded_and_their_headers_dropped() -> None
             data, **{"Content-Encoding": [encoding], "Content-Length": [str(len(data))]}
         )
         loaded, stored = round_trip(cassette((request(), resp)))
-        assert stored["interactions"][0]["response"]["body"]["json"] == json.loads(payload)
+        assert json.loads(stored["interactions"][0]["response"]["body"]["json"]) == json.loads(
+            payload
+        )
         assert stored["interactions"][0]["response"]["headers"] == {
             "content-type": ["application/json"]
         }
@@ -355,10 +358,7 @@ def test_brotli_bodies_are_decoded() -> None:
     payload = b'data: {"a":1}\n\ndata: [DONE]\n\n'
     resp = response(brotli.compress(payload), SSE, **{"content-encoding": "br"})
     loaded, stored = round_trip(cassette((request(), resp)))
-    assert stored["interactions"][0]["response"]["body"]["sse"] == [
-        {"data": {"a": 1}},
-        {"done": True},
-    ]
+    assert stored["interactions"][0]["response"]["body"]["sse"] == payload.decode()
     assert as_bytes(loaded["interactions"][0]["response"]["body"]["string"]) == payload
 
 
@@ -449,14 +449,14 @@ def test_the_good_cassette_loads() -> None:
 
 
 def test_bad_yaml_names_line_and_column() -> None:
-    error = corrupt(GOOD.replace("  format: 1\n", "  format: [1\n"))
+    error = corrupt(GOOD.replace("  format: 2\n", "  format: [2\n"))
     assert re.search(r"damaged at line \d+, column \d+: it is not valid YAML", error.message)
     assert "delete it and record it again" in error.message
 
 
 def test_an_unknown_format_version_says_to_upgrade() -> None:
-    error = corrupt(GOOD.replace("  format: 1\n", "  format: 2\n"))
-    assert "format 2" in error.message
+    error = corrupt(GOOD.replace("  format: 2\n", "  format: 3\n"))
+    assert "format 3" in error.message
     assert "line 2, column 11" in error.message
     assert "Upgrade harness-conformance" in error.message
 
@@ -464,7 +464,7 @@ def test_an_unknown_format_version_says_to_upgrade() -> None:
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (("  format: 1\n", "  format: one\n"), "format must be a positive integer"),
+        (("  format: 2\n", "  format: one\n"), "format must be a positive integer"),
         (
             ("- request:\n", "- requests:\n"),
             r"\(interaction 0, request\): request must be a mapping",
@@ -482,7 +482,7 @@ def test_an_unknown_format_version_says_to_upgrade() -> None:
             "unknown json_style 'tight'",
         ),
         (
-            ("      json:\n", "      text: x\n      json:\n"),
+            ("      json: |-\n", "      text: x\n      json: |-\n"),
             "exactly one of json, sse, text, binary",
         ),
         (("interactions:\n", "interactions: 3\nold:\n"), "interactions must be a list, not int"),
@@ -501,8 +501,15 @@ def test_wrong_shapes_name_the_interaction_and_field(edit: tuple[str, str], expe
 
 
 def test_a_bad_sse_event_names_its_index() -> None:
-    body = 'data: {"a":1}\n\ndata: [DONE]\n\n'
-    text = serialize(cassette((request(), response(body, SSE))))
+    text = (
+        "harness_conformance: {format: 1}\n"
+        "interactions:\n- request: {method: POST, uri: 'https://h/', headers: {}, body: null}\n"
+        "  response:\n    status: {code: 200, message: OK}\n    headers: {}\n"
+        "    body:\n      sse:\n      - data: {a: 1}\n      - done: true\n"
+    )
+    assert deserialize(text)["interactions"][0]["response"]["body"]["string"] == (
+        'data: {"a":1}\n\ndata: [DONE]\n\n'
+    )
     error = corrupt(text.replace("      - done: true\n", "      - done: maybe\n"))
     assert "sse" in error.message
     assert "[1]: done must be true" in error.message

@@ -27,6 +27,7 @@ from harness_conformance.cassettes import (
     configure_vcr,
     make_vcr,
     serializer,
+    sse_items,
     write_atomically,
 )
 from harness_conformance.errors import CassetteError
@@ -123,8 +124,9 @@ def test_a_real_session_is_recorded_scrubbed_structured_and_replayed(tmp_path: P
     text_call, tool_call, error_call = stored["interactions"]
     request = text_call["request"]
     assert request["headers"] == {"content-type": ["application/json"]}
-    assert request["body"]["json"]["messages"][0]["content"] == f"Say hi. (debug: {REDACTED})"
-    events = text_call["response"]["body"]["sse"]
+    messages = json.loads(request["body"]["json"])["messages"]
+    assert messages[0]["content"] == f"Say hi. (debug: {REDACTED})"
+    events = (sse_items(text_call["response"]["body"]["sse"]) or ([], "", ""))[0]
     assert events[0] == {"comment": " keep-alive"}
     assert events[-1] == {"done": True}
     assert any(
@@ -133,13 +135,14 @@ def test_a_real_session_is_recorded_scrubbed_structured_and_replayed(tmp_path: P
     )
     calls = [
         e["data"]["choices"][0]["delta"].get("tool_calls")
-        for e in tool_call["response"]["body"]["sse"]
+        for e in (sse_items(tool_call["response"]["body"]["sse"]) or ([], "", ""))[0]
         if "data" in e and e["data"]["choices"]
     ]
     assert any(call and call[0].get("id") == "call_1" for call in calls)
     assert error_call["response"]["status"]["code"] == 400
     assert error_call["response"]["headers"] == {"content-type": ["application/json"]}
-    assert error_call["response"]["body"]["json"]["error"]["type"] == "invalid_request_error"
+    error = json.loads(error_call["response"]["body"]["json"])["error"]
+    assert error["type"] == "invalid_request_error"
 
 
 def test_the_key_from_the_environment_is_scrubbed_without_being_passed(

@@ -22,6 +22,7 @@ from harness_conformance.cassettes import (
     live_secrets,
     refuse_secrets,
     serialize,
+    sse_items,
 )
 from harness_conformance.errors import CassetteError
 
@@ -131,8 +132,9 @@ def test_a_scrubbed_cassette_has_the_placeholder_in_structured_yaml() -> None:
     )
     assert KEY not in text
     stored = yaml.safe_load(text)["interactions"][0]
-    assert stored["request"]["body"]["json"] == {"k": REDACTED}
-    assert stored["response"]["body"]["sse"] == [{"data": {"k": REDACTED}}]
+    assert json.loads(stored["request"]["body"]["json"]) == {"k": REDACTED}
+    events = (sse_items(stored["response"]["body"]["sse"]) or ([], "", ""))[0]
+    assert events == [{"data": {"k": REDACTED}}]
 
 
 # -- the scanner -------------------------------------------------------------------------

@@ -107,7 +107,7 @@ def test_the_scanner_finds_a_declared_key_cut_across_deltas_and_names_the_event(
     [finding] = find_secrets(text, [KEY])
     assert finding.kind == "a live API key value split across 3 stream events"
     assert finding.field == "interactions[0].response.body.sse[1].data.choices[0].delta.content"
-    assert text.splitlines()[finding.line - 1].lstrip().startswith("- data:")
+    assert text.splitlines()[finding.line - 1].lstrip().startswith("data: {")
     with pytest.raises(CassetteError) as caught:
         refuse_secrets(text, path="cassettes/echo.yaml", secrets=[KEY])
     error = caught.value

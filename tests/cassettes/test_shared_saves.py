@@ -5,6 +5,7 @@ overwritten, and stale temporary files of killed saves are cleaned up."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import threading
 import time
@@ -45,7 +46,7 @@ def _cassette(*words: str) -> dict[str, Any]:
 
 def _words(path: Path) -> list[str]:
     stored = yaml.safe_load(path.read_text(encoding="utf-8"))["interactions"]
-    return [item["request"]["body"]["json"]["q"] for item in stored]
+    return [json.loads(item["request"]["body"]["json"])["q"] for item in stored]
 
 
 def _opened(path: Path) -> CassettePersister:

@@ -8,6 +8,8 @@ with ``pytest_``, so the hooks are implemented as ``pytest_hc_*``.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from _plugin_project import (
     RECORD,
@@ -99,5 +101,5 @@ def test_the_configure_hook_adjusts_the_vcr_and_scrubbing_still_applies(
     result.assert_outcomes(passed=1)
     assert files_holding(pytester.path, SENTINEL) == []
     (path,) = cassette_files(pytester.path)
-    first = interactions(path)[0]["request"]["body"]["json"]
+    first = json.loads(interactions(path)[0]["request"]["body"]["json"])
     assert first["messages"][0]["content"] == "add two and three with key <redacted>"

@@ -16,6 +16,8 @@ from _plugin_project import (
     write_ini,
 )
 
+from harness_conformance.cassettes import sse_items
+
 CASSETTE = ("fixtures", "cassettes", "test_agent", "test_session.yaml")
 NEW_TEXT = "Sum: 5."
 
@@ -34,7 +36,7 @@ def final_texts(pytester: pytest.Pytester) -> list[str]:
     for interaction in interactions(path):
         pieces = [
             choice["delta"].get("content") or ""
-            for event in interaction["response"]["body"]["sse"]
+            for event in (sse_items(interaction["response"]["body"]["sse"]) or ([], "", ""))[0]
             for choice in (event.get("data") or {}).get("choices", ())
         ]
         texts.append("".join(pieces))

@@ -3,6 +3,8 @@ replay it offline from the cassette with the server stopped and no API key."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from _plugin_project import (
     RECORD,
@@ -45,6 +47,6 @@ def test_the_recorded_requests_carry_the_tool_result(
     with recording(pytester, monkeypatch, add_script(20, 22, "42.")):
         pytester.runpytest(RECORD).assert_outcomes(passed=1)
     (path,) = cassette_files(pytester.path)
-    first, second = (i["request"]["body"]["json"] for i in interactions(path))
+    first, second = (json.loads(i["request"]["body"]["json"]) for i in interactions(path))
     assert [m["content"] for m in first["messages"]] == ["add 20 and 22"]
     assert second["messages"][-1] == {"role": "tool", "tool_call_id": "call_1", "content": "42"}

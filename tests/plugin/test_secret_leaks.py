@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from _plugin_project import SENTINEL, cassette_files, files_holding, interactions, recording
 
+from harness_conformance.cassettes import sse_items
 from harness_conformance.server import TextResponse
 
 # An undeclared Groq-shaped key, assembled so this file holds no key-shaped text.
@@ -37,7 +38,7 @@ def reassembled(pytester: pytest.Pytester) -> str:
     [interaction] = interactions(path)
     return "".join(
         choice["delta"].get("content") or ""
-        for event in interaction["response"]["body"]["sse"]
+        for event in (sse_items(interaction["response"]["body"]["sse"]) or ([], "", ""))[0]
         for choice in (event.get("data") or {}).get("choices", ())
     )
 

@@ -5,6 +5,8 @@ four have read it before any of them saves."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 from _plugin_project import recording, replaying
@@ -69,7 +71,9 @@ def test_four_workers_recording_one_cassette_keep_every_interaction(
     server.assert_consumed()
     [cassette] = (pytester.path / "fixtures" / "cassettes").rglob("shared.yaml")
     stored = yaml.safe_load(cassette.read_text(encoding="utf-8"))["interactions"]
-    prompts = sorted(item["request"]["body"]["json"]["messages"][-1]["content"] for item in stored)
+    prompts = sorted(
+        json.loads(item["request"]["body"]["json"])["messages"][-1]["content"] for item in stored
+    )
     assert prompts == [f"greet {who}" for who in WHO]
     replaying(monkeypatch)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=len(WHO))

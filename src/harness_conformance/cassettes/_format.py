@@ -4,13 +4,15 @@ Register this module on a ``vcr.VCR`` with ``register_serializer(SERIALIZER_NAME
 module)``; `serialize` and `deserialize` are the two functions vcrpy calls. A cassette
 is vcrpy YAML plus a ``harness_conformance`` header (``format``, ``library``,
 ``recorded_at`` in UTC, and the ``model`` and ``host`` of the first request). Bodies
-are tagged mappings (JSON as structured YAML, server-sent events as event lists; see
-`harness_conformance.cassettes._sse`), compressed response bodies are decoded, and only
-the headers in `KEPT_REQUEST_HEADERS` and `KEPT_RESPONSE_HEADERS` are kept, with
-lower-case names. Loading gives back every body byte for byte, within the limits on
-outside data (YAML aliases and depth, decoded body size, request URLs that parse). A
-document without the header is a stock vcrpy cassette and is passed through, with
-pydantic-ai ``parsed_body`` entries turned back into bodies.
+are tagged mappings (JSON as structured YAML, a server-sent event stream as a literal
+block with one line per event; see `harness_conformance.cassettes._sse`), compressed
+response bodies are decoded, and only the headers in `KEPT_REQUEST_HEADERS` and
+`KEPT_RESPONSE_HEADERS` are kept, with lower-case names. Loading parses the document
+once, with the C loader when PyYAML has libyaml, and gives back every body byte for
+byte, within the limits on outside data (YAML aliases and depth, decoded body size,
+request URLs that parse). Files of format 1 (event streams as lists of parsed events)
+load as well. A document without the header is a stock vcrpy cassette and is passed
+through, with pydantic-ai ``parsed_body`` entries turned back into bodies.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
 
 from .._version import __version__
 from ..errors import CassetteError
-from ..parsing._yaml import YamlTextError, compose_yaml, load_yaml
+from ..parsing._yaml import YamlTextError, load_yaml
+from ._damage import Corrupt, Field, expect, kind_of, mark_of, render_field
 from ._decompress import ENCODINGS, BodyTooLarge, check_encoded, content_encodings, decompress
-from ._sse import BodyError, decode_body, encode_body
+from ._sse import BlockText, BodyError, QuotedLine, decode_body, encode_body
 
 __all__ = [
     "FORMAT_VERSION",
@@ -40,14 +43,16 @@ __all__ = [
     "decoded_response",
     "deserialize",
     "load_document",
+    "load_parsed",
     "serialize",
 ]
 
 SERIALIZER_NAME = "harness_conformance"
 """The name this serializer is registered under on a ``vcr.VCR``."""
 
-FORMAT_VERSION = 1
-"""The ``harness_conformance.format`` this module writes and the newest it reads."""
+FORMAT_VERSION = 2
+"""The ``harness_conformance.format`` this module writes and the newest it reads (format
+1, with event streams stored as lists of parsed events, still loads)."""
 
 KEPT_REQUEST_HEADERS = frozenset({"content-type"})
 """Request headers written to a cassette; every other one is dropped."""
@@ -60,8 +65,6 @@ the response. ``content-encoding`` is kept too while a body is still encoded."""
 
 VCR_YAML_LOADER: type[Any] = getattr(yamlserializer, "_CassetteLoader", yaml.SafeLoader)
 """vcrpy's safe YAML loader (with the Python tags of stock cassettes), used via `load_yaml`."""
-
-_REPAIR = "Fix the file by hand, or delete it and record it again."
 
 # A subclass, so the representer below does not leak into other users of PyYAML; the
 # libyaml emitter when PyYAML has it, since it is several times faster.
@@ -80,55 +83,17 @@ def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
+def _represent_block(dumper: yaml.SafeDumper, data: BlockText) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style="|")
+
+
+def _represent_quoted(dumper: yaml.SafeDumper, data: QuotedLine) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style='"')
+
+
 _Dumper.add_representer(str, _represent_str)
-
-
-# -- errors ------------------------------------------------------------------------------
-
-Field = tuple[str | int, ...]
-
-
-def _render(field: Field) -> str:
-    text = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in field)
-    return text.lstrip(".")
-
-
-def _mark_of(text: str, field: Field) -> yaml.Mark | None:
-    """Where the node at ``field`` starts (lines and columns count characters in both
-    of PyYAML's composers; the C one is used when present)."""
-    try:
-        node = compose_yaml(text)
-    except yaml.YAMLError:
-        return None
-    mark = node.start_mark if node is not None else None
-    for part in field:
-        if isinstance(node, yaml.MappingNode):
-            node = next((v for k, v in node.value if k.value == part), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-            node = node.value[part] if part < len(node.value) else None
-        else:
-            node = None
-        if node is None:
-            break
-        mark = node.start_mark
-    return mark
-
-
-class _Corrupt(Exception):
-    def __init__(self, problem: str, field: Field = (), advice: str = _REPAIR) -> None:
-        super().__init__(problem)
-        self.problem, self.field, self.advice = problem, field, advice
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else type(value).__name__
-
-
-def _expect(value: Any, kind: type, field: Field, what: str) -> Any:
-    if not isinstance(value, kind):
-        wanted = "a mapping" if kind is Mapping else "a string"
-        raise _Corrupt(f"{what} must be {wanted}, not {_kind(value)}", field)
-    return value
+_Dumper.add_representer(BlockText, _represent_block)
+_Dumper.add_representer(QuotedLine, _represent_quoted)
 
 
 # -- compressed bodies -------------------------------------------------------------------
@@ -142,17 +107,22 @@ def _values(value: Any) -> list[str]:
 
 def _check_encoded(response: Mapping[str, Any], field: Field) -> None:
     """Refuse a response body a client would decode past the decoded size limit."""
+    headers = response.get("headers")
+    if isinstance(headers, Mapping) and not any(
+        str(name).lower() == "content-encoding" for name in headers
+    ):
+        return  # nothing for a client to decode
     try:
         check_encoded(response)
     except BodyTooLarge as exc:
-        raise _Corrupt(str(exc), (*field, "body")) from None
+        raise Corrupt(str(exc), (*field, "body")) from None
 
 
 def _check_uri(uri: str, field: Field) -> str:
     try:
         urlsplit(uri).port  # noqa: B018 - reading the port checks it
     except ValueError as exc:
-        raise _Corrupt(f"the request uri {uri!r} is not a valid URL ({exc})", field) from None
+        raise Corrupt(f"the request uri {uri!r} is not a valid URL ({exc})", field) from None
     return uri
 
 
@@ -242,8 +212,9 @@ def _header(interactions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if interactions:
         request = interactions[0]["request"]
         body = request["body"] or {}
-        if isinstance(body.get("json"), dict) and isinstance(body["json"].get("model"), str):
-            model = body["json"]["model"]
+        value = json.loads(body["json"]) if isinstance(body.get("json"), str) else None
+        if isinstance(value, dict) and isinstance(value.get("model"), str):
+            model = value["model"]
         host = urlsplit(str(request["uri"])).netloc.rsplit("@", 1)[-1] or None
     return {
         "format": FORMAT_VERSION,
@@ -271,46 +242,45 @@ def serialize(cassette_dict: Mapping[str, Any]) -> str:
 # -- reading -----------------------------------------------------------------------------
 
 
-def _load_body(body: Any, field: Field) -> str | bytes | None:
+def _load_body(body: Any, field: Field, version: int) -> str | bytes | None:
     try:
-        return decode_body(body)
+        return decode_body(body, version)
     except BodyError as exc:
-        raise _Corrupt(str(exc), (*field, *exc.where)) from exc
+        raise Corrupt(str(exc), (*field, *exc.where)) from exc
 
 
 def _load_headers(headers: Any, field: Field) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for name, value in _expect(headers, Mapping, field, "headers").items():
+    for name, value in expect(headers, Mapping, field, "headers").items():
         values = value if isinstance(value, list) else [value]
         if not isinstance(name, str) or not all(isinstance(v, str) for v in values):
-            raise _Corrupt("a header is a name with a list of strings", (*field, str(name)))
+            raise Corrupt("a header is a name with a list of strings", (*field, str(name)))
         out[name] = list(values)
     return out
 
 
-def _load_interaction(item: Any, field: Field) -> dict[str, Any]:
-    item = _expect(item, Mapping, field, "an interaction")
-    request = _expect(item.get("request"), Mapping, (*field, "request"), "request")
-    response = _expect(item.get("response"), Mapping, (*field, "response"), "response")
+def _load_interaction(item: Any, field: Field, version: int) -> dict[str, Any]:
+    item = expect(item, Mapping, field, "an interaction")
+    request = expect(item.get("request"), Mapping, (*field, "request"), "request")
+    response = expect(item.get("response"), Mapping, (*field, "response"), "response")
     req, resp = (*field, "request"), (*field, "response")
-    status = _expect(response.get("status"), Mapping, (*resp, "status"), "status")
+    status = expect(response.get("status"), Mapping, (*resp, "status"), "status")
     code, message = status.get("code"), status.get("message")
     if not isinstance(code, int) or isinstance(code, bool):
-        raise _Corrupt("status.code must be an integer", (*resp, "status", "code"))
+        raise Corrupt("status.code must be an integer", (*resp, "status", "code"))
     if message is not None and not isinstance(message, str):
-        raise _Corrupt("status.message must be a string", (*resp, "status", "message"))
+        raise Corrupt("status.message must be a string", (*resp, "status", "message"))
     loaded_response = {key: value for key, value in response.items() if key != "body"}
     loaded_response["status"] = {"code": code, "message": message}
     loaded_response["headers"] = _load_headers(response.get("headers"), (*resp, "headers"))
-    loaded_response["body"] = {"string": _load_body(response.get("body"), (*resp, "body"))}
+    body = _load_body(response.get("body"), (*resp, "body"), version)
+    loaded_response["body"] = {"string": body}
     _check_encoded(loaded_response, resp)
     return {
         "request": {
-            "method": _expect(request.get("method"), str, (*req, "method"), "method"),
-            "uri": _check_uri(
-                _expect(request.get("uri"), str, (*req, "uri"), "uri"), (*req, "uri")
-            ),
-            "body": _load_body(request.get("body"), (*req, "body")),
+            "method": expect(request.get("method"), str, (*req, "method"), "method"),
+            "uri": _check_uri(expect(request.get("uri"), str, (*req, "uri"), "uri"), (*req, "uri")),
+            "body": _load_body(request.get("body"), (*req, "body"), version),
             "headers": _load_headers(request.get("headers"), (*req, "headers")),
         },
         "response": loaded_response,
@@ -320,7 +290,9 @@ def _load_interaction(item: Any, field: Field) -> dict[str, Any]:
 def _interactions(document: Mapping[str, Any]) -> list[Any]:
     interactions = document.get("interactions")
     if not isinstance(interactions, list):
-        raise _Corrupt(f"interactions must be a list, not {_kind(interactions)}", ("interactions",))
+        raise Corrupt(
+            f"interactions must be a list, not {kind_of(interactions)}", ("interactions",)
+        )
     return interactions
 
 
@@ -328,9 +300,9 @@ def _stock(document: Mapping[str, Any]) -> dict[str, Any]:
     loaded = []
     for index, item in enumerate(_interactions(document)):
         field: Field = ("interactions", index)
-        item = _expect(item, Mapping, field, "an interaction")
-        request = dict(_expect(item.get("request"), Mapping, (*field, "request"), "request"))
-        response = dict(_expect(item.get("response"), Mapping, (*field, "response"), "response"))
+        item = expect(item, Mapping, field, "an interaction")
+        request = dict(expect(item.get("request"), Mapping, (*field, "request"), "request"))
+        response = dict(expect(item.get("response"), Mapping, (*field, "response"), "response"))
         if isinstance(request.get("uri"), str):
             _check_uri(request["uri"], (*field, "request", "uri"))
         _check_encoded(response, (*field, "response"))
@@ -342,28 +314,31 @@ def _stock(document: Mapping[str, Any]) -> dict[str, Any]:
     return {**document, "interactions": loaded}
 
 
-def _parse(text: str) -> dict[str, Any]:
+def _parse(text: str) -> Any:
     try:
-        document = load_yaml(text, loader=VCR_YAML_LOADER)
+        return load_yaml(text, loader=VCR_YAML_LOADER)
     except YamlTextError as exc:
-        raise _Corrupt(str(exc.problem)) from exc
+        raise Corrupt(str(exc.problem)) from exc
     except yaml.MarkedYAMLError as exc:
-        raise _Corrupt(f"it is not valid YAML ({exc.problem})") from exc
+        raise Corrupt(f"it is not valid YAML ({exc.problem})") from exc
     except yaml.YAMLError as exc:
-        raise _Corrupt(f"it is not valid YAML ({exc})") from exc
-    document = _expect(document, Mapping, (), "the document")
+        raise Corrupt(f"it is not valid YAML ({exc})") from exc
+
+
+def _from_document(document: Any) -> dict[str, Any]:
+    document = expect(document, Mapping, (), "the document")
     if "harness_conformance" not in document:
         return _stock(document)
-    header = _expect(
+    header = expect(
         document["harness_conformance"], Mapping, ("harness_conformance",), "the header"
     )
     version = header.get("format")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise _Corrupt(
+        raise Corrupt(
             "harness_conformance.format must be a positive integer", ("harness_conformance",)
         )
     if version > FORMAT_VERSION:
-        raise _Corrupt(
+        raise Corrupt(
             f"it is in cassette format {version}, and this harness-conformance "
             f"{__version__} reads format {FORMAT_VERSION} at most",
             ("harness_conformance", "format"),
@@ -371,10 +346,13 @@ def _parse(text: str) -> dict[str, Any]:
         )
     loaded = {key: value for key, value in document.items() if key != "interactions"}
     loaded["interactions"] = [
-        _load_interaction(item, ("interactions", index))
+        _load_interaction(item, ("interactions", index), version)
         for index, item in enumerate(_interactions(document))
     ]
     return loaded
+
+
+_UNPARSED = object()
 
 
 def load_document(text: str, *, path: str | None = None) -> dict[str, Any]:
@@ -383,18 +361,29 @@ def load_document(text: str, *, path: str | None = None) -> dict[str, Any]:
     ``CassetteError(code="CASSETTE_CORRUPT")`` names ``path``, the YAML line and
     column when known, the interaction and what to do.
     """
+    return _load(text, _UNPARSED, path)
+
+
+def load_parsed(document: Any, text: str, *, path: str | None = None) -> dict[str, Any]:
+    """`load_document` for a ``document`` a caller already parsed from ``text`` with
+    `load_yaml` and `VCR_YAML_LOADER`, so the text is not parsed again (it is composed
+    once more only to name the line of a damaged field)."""
+    return _load(text, document, path)
+
+
+def _load(text: str, document: Any, path: str | None) -> dict[str, Any]:
     try:
-        return _parse(text)
-    except _Corrupt as exc:
+        return _from_document(_parse(text) if document is _UNPARSED else document)
+    except Corrupt as exc:
         mark = getattr(exc.__cause__, "problem_mark", None) or (
-            _mark_of(text, exc.field) if exc.field else None
+            mark_of(text, exc.field) if exc.field else None
         )
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         if exc.field[:1] == ("interactions",) and len(exc.field) > 1:
-            inside = _render(exc.field[2:]) or "the interaction itself"
+            inside = render_field(exc.field[2:]) or "the interaction itself"
             where += f" (interaction {exc.field[1]}, {inside})"
         elif exc.field:
-            where += f" ({_render(exc.field)})"
+            where += f" ({render_field(exc.field)})"
         raise CassetteError(
             f"cassette {path or '<text>'} is damaged{where}: {exc.problem}. {exc.advice}",
             code="CASSETTE_CORRUPT",

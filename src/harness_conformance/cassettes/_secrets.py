@@ -11,7 +11,7 @@ says what and where, never the value itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +26,9 @@ from ..redaction._secret import (
     Secret,
     declared_secrets,
 )
+from ._json_path import json_path_at
 from ._scrub import SECRET_HEADERS, Scrubber
-from ._sse import sse_items
+from ._stream_bodies import stream_bodies
 
 __all__ = [
     "MIN_SECRET_LENGTH",
@@ -193,8 +194,9 @@ def _field_name(key: Any) -> str:
     return f".{text}" if re.fullmatch(r"[\w-]+", text) else f"[{text!r}]"
 
 
-def _field_at(root: yaml.Node | None, offset: int) -> str:
-    """The dotted path of the YAML node holding the character at ``offset``."""
+def _field_at(root: yaml.Node | None, offset: int, text: str) -> str:
+    """The dotted path of the YAML node holding the character at ``offset``, followed
+    into a format-2 JSON body (`json_path_at`)."""
     parts: list[str] = []
     node = root
     while isinstance(node, yaml.MappingNode | yaml.SequenceNode):
@@ -211,7 +213,24 @@ def _field_at(root: yaml.Node | None, offset: int) -> str:
                 parts.append(name)
                 node = child if descend else None
                 break
+    if parts[-1:] == [".json"] and isinstance(node, yaml.ScalarNode) and node.style == "|":
+        parts.append(_inside_block(node, offset, text))
     return "".join(parts).lstrip(".")
+
+
+def _inside_block(node: yaml.ScalarNode, offset: int, text: str) -> str:
+    """The JSON path, inside the literal block ``node``, of the file character at
+    ``offset``."""
+    first = node.start_mark.line + 1  # the block's text starts on the line after "|"
+    line = text.count("\n", 0, offset)
+    line_start = text.rfind("\n", 0, offset) + 1
+    shown_start = text.find("\n", node.start_mark.index) + 1
+    shown = text[shown_start : text.find("\n", shown_start)]
+    indent = len(shown) - len(shown.lstrip(" "))
+    value: str = node.value
+    rows = value.split("\n")[: max(0, line - first)]
+    inner = sum(len(row) + 1 for row in rows) + max(0, offset - line_start - indent)
+    return json_path_at(value, inner, _field_name)
 
 
 def _credential_field(field: str) -> bool:
@@ -224,78 +243,15 @@ def _compose(text: str) -> yaml.Node | None:
     from ..parsing._yaml import compose_yaml
 
     try:
-        return compose_yaml(text, loader=yaml.SafeLoader)
+        return compose_yaml(text)
     except yaml.YAMLError:
         return None
 
 
-def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
-    if isinstance(node, yaml.MappingNode):
-        for name, value in node.value:
-            if name.value == key:
-                return value  # type: ignore[no-any-return]
-    return None
-
-
-def _alias_free(node: yaml.Node) -> bool:
-    """Whether no node under ``node`` is reached twice (through a YAML alias): walking
-    the built value of such a tree could take exponential time."""
-    seen: set[int] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            return False
-        seen.add(id(current))
-        if isinstance(current, yaml.SequenceNode):
-            stack.extend(current.value)
-        elif isinstance(current, yaml.MappingNode):
-            stack.extend(child for pair in current.value for child in pair)
-    return True
-
-
-def _construct(node: yaml.Node) -> Any:
-    if not _alias_free(node):
-        return None
-    try:
-        return yaml.SafeLoader("").construct_document(node)
-    except yaml.YAMLError:
-        return None
-
-
-def _stream_bodies(root: yaml.Node | None) -> Iterator[tuple[str, list[Any], list[yaml.Node]]]:
-    """Each streamed response body: its field, its events' data and each event's node."""
-    interactions = _child(root, "interactions")
-    if not isinstance(interactions, yaml.SequenceNode):
-        return
-    for number, interaction in enumerate(interactions.value):
-        body = _child(_child(interaction, "response"), "body")
-        where = f"interactions[{number}].response.body"
-        events = _child(body, "sse")
-        if isinstance(events, yaml.SequenceNode):
-            held = [(k, n, _construct(n)) for k, n in enumerate(events.value)]
-            kept = [(k, n, v) for k, n, v in held if isinstance(v, Mapping) and "data" in v]
-            yield (
-                f"{where}.sse[{{}}].data",
-                [v["data"] for _, _, v in kept],
-                [n for _, n, _ in kept],
-            )
-            continue
-        string = _child(body, "string")
-        if string is None:
-            continue
-        value = _construct(string)
-        if isinstance(value, str) and "data:" in value:
-            parsed = sse_items(value)
-            if parsed is not None:
-                data = [item["data"] for item in parsed[0] if "data" in item]
-                yield f"{where}.string", data, [string] * len(data)
-
-
-def _split_findings(root: yaml.Node | None, redactor: Redactor) -> list[SecretFinding]:
+def _split_findings(root: yaml.Node | None, text: str, redactor: Redactor) -> list[SecretFinding]:
     """Declared secrets and key-shaped tokens cut across the events of a stream."""
     findings: list[SecretFinding] = []
-    for where, data, nodes in _stream_bodies(root):
+    for where, data, places, numbers in stream_bodies(root, text):
         for pieces in text_streams(data):
             joined = "".join(piece.text for piece in pieces)
             hits = [("a live API key value", span) for span in redactor.spans(joined)]
@@ -313,14 +269,15 @@ def _split_findings(root: yaml.Node | None, redactor: Redactor) -> list[SecretFi
                 covered = end
                 first = next(piece for piece in reversed(pieces) if piece.start <= start)
                 count = sum(1 for p in pieces if p.start < end and start < p.start + len(p.text))
-                mark = nodes[first.index].start_mark
-                field = f"{where.format(first.index)}.{first.path}" if "{}" in where else where
+                line, column = places[first.index]
+                event = numbers[first.index]
+                field = f"{where.format(event)}.{first.path}" if "{}" in where else where
                 findings.append(
                     SecretFinding(
                         f"{kind} split across {count} stream events",
                         end - start,
-                        mark.line + 1,
-                        mark.column + 1,
+                        line + 1,
+                        column + 1,
                         field,
                     )
                 )
@@ -361,7 +318,7 @@ def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[Secret
         named_before = _CREDENTIAL_BEFORE.search(text[max(line_start, start - 64) : start])
         if not composed:
             root, composed = _compose(text), True
-        field = _field_at(root, start)
+        field = _field_at(root, start, text)
         if needs_context and not (named_before or _credential_field(field)):
             continue
         line = text.count("\n", 0, start) + 1
@@ -370,7 +327,7 @@ def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[Secret
     if "data" in text:
         if not composed:
             root = _compose(text)
-        findings += _split_findings(root, redactor)
+        findings += _split_findings(root, text, redactor)
         findings.sort(key=lambda finding: (finding.line, finding.column))
     return findings
 

@@ -1,16 +1,25 @@
-"""How a body is written in a cassette: tagged mappings, JSON styles, event lists.
+"""How a body is written in a cassette: tagged mappings, JSON styles, event streams.
 
 `encode_body` turns a body into a mapping with one tag, and `decode_body` gives back
 the exact bytes:
 
 * ``json`` (with ``json_style``): a JSON object or array as structured YAML;
-* ``sse`` (with ``json_style`` and ``end``): a ``text/event-stream`` body as a list of
-  events (below);
+* ``sse`` (with ``line_break`` when it is not ``"\n"``): a ``text/event-stream`` body,
+  one line of the file per line of the stream (below);
 * ``text``: any other UTF-8 body, verbatim;
 * ``binary``: any other body, base64.
 
-A cassette stores a ``text/event-stream`` body as one item per line, each line with
-what ends it (its line break and any blank lines after it)::
+Format 2 stores a stream as its own text, a `BlockText` the dumper writes as a YAML
+literal block: each ``data:`` line (its JSON as the server sent it), comment and
+``[DONE]`` is one line of the file, blank lines stay blank, nothing is parsed on load.
+A stream with ``"\r\n"`` line breaks throughout is stored with ``"\n"`` and
+``line_break: "\r\n"``. A stream a literal block cannot hold exactly (mixed line
+breaks, a space before a line break, a control character, a Unicode line separator) is
+stored as a list of `QuotedLine` strings instead, one per line with its line breaks,
+which YAML escapes. Either way the stored text is the body, byte for byte.
+
+Format 1 stored a stream as one item per line, each line with what ends it (its line
+break and any blank lines after it)::
 
     {"data": {...}}          a ``data: <JSON>`` line, the JSON parsed
     {"done": True}           ``data: [DONE]``
@@ -19,7 +28,9 @@ what ends it (its line break and any blank lines after it)::
 
 An item also carries ``end`` when its ending differs from the body's usual one,
 ``json_style`` when its JSON is written differently from the body's usual style, and
-``prefix: "data:"`` when no space follows the colon. `sse_text` rebuilds the exact text.
+``prefix: "data:"`` when no space follows the colon. `sse_items` still splits a stream
+into these items (the scrubber and the scanner use them) and `sse_text` rebuilds the
+exact text; `decode_body` reads format-1 bodies with them.
 
 A JSON style names the `json.dumps` call that reproduces a JSON text byte for byte:
 a base (``compact``, ``default``, ``indent2``, ``indent4``) and the optional modifiers
@@ -38,9 +49,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ._json_style import DECODER, dump_json, parse_json
+
 __all__ = [
     "DEFAULT_END",
+    "BlockText",
     "BodyError",
+    "QuotedLine",
     "decode_body",
     "dump_json",
     "encode_body",
@@ -52,73 +67,12 @@ __all__ = [
 DEFAULT_END = "\n\n"
 """The ending of an event line when nothing else is said: a line break and a blank line."""
 
-_BASES: Mapping[str, Mapping[str, Any]] = {
-    "compact": {"separators": (",", ":")},
-    "default": {},
-    "indent2": {"indent": 2},
-    "indent4": {"indent": 4},
-}
-_FLAT_BASES = ("compact", "default")
-_INDENTED_BASES = ("indent2", "indent4")
-_MODIFIERS = ("+ascii", "+newline")
 
 _LINE = re.compile(r"([^\r\n]*)([\r\n]*)")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abAB]")
 _DONE_LINE = "data: [DONE]"
 _ITEM_KINDS = ("data", "done", "comment", "raw")
 _ITEM_KEYS = frozenset({*_ITEM_KINDS, "end", "json_style", "prefix"})
 _PREFIXES = ("data: ", "data:")
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _split_style(style: str) -> tuple[Mapping[str, Any], bool, bool]:
-    base, *modifiers = style.split("+")
-    options = _BASES.get(base)
-    known = {modifier.lstrip("+") for modifier in _MODIFIERS}
-    if options is None or not set(modifiers) <= known or len(set(modifiers)) != len(modifiers):
-        raise ValueError(
-            f"unknown json_style {style!r}; a style is one of {', '.join(_BASES)} "
-            "followed by optional +ascii and +newline"
-        )
-    return options, "ascii" in modifiers, "newline" in modifiers
-
-
-def dump_json(value: Any, style: str) -> str:
-    """The JSON text of ``value`` in ``style``; ValueError for an unknown style."""
-    options, ascii_only, newline = _split_style(style)
-    text = json.dumps(value, ensure_ascii=ascii_only, allow_nan=False, **options)
-    return text + "\n" if newline else text
-
-
-def parse_json(text: str) -> tuple[Any, str] | None:
-    """``(value, style)`` such that ``dump_json(value, style) == text``, or None.
-
-    None when the text is not JSON, uses NaN or Infinity, holds a lone surrogate, or
-    is written in a way no style reproduces (duplicate keys, ``1e5``, odd spacing).
-    """
-    newline = text.endswith("\n")
-    body = text[:-1] if newline else text
-    try:
-        value = json.loads(body, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return None
-    if _SURROGATE_ESCAPE.search(body):
-        try:
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            return None
-    bases = _INDENTED_BASES if "\n" in body else _FLAT_BASES
-    escapes = (False, True) if body.isascii() else (False,)
-    for base in bases:
-        for ascii_only in escapes:
-            options = _BASES[base]
-            if json.dumps(value, ensure_ascii=ascii_only, **options) == body:
-                style = base + ("+ascii" if ascii_only else "") + ("+newline" if newline else "")
-                return value, style
-    return None
 
 
 def _item(line: str) -> tuple[dict[str, Any], str | None]:
@@ -223,10 +177,30 @@ def sse_text(items: Sequence[Any], *, json_style: str, end: str) -> str:
 # -- bodies ------------------------------------------------------------------------------
 
 _BODY_TAGS = ("json", "sse", "text", "binary")
-_BODY_EXTRAS: Mapping[str, frozenset[str]] = {
-    "json": frozenset({"json_style"}),
-    "sse": frozenset({"json_style", "end"}),
+_BODY_EXTRAS: Mapping[int, Mapping[str, frozenset[str]]] = {
+    1: {"json": frozenset({"json_style"}), "sse": frozenset({"json_style", "end"})},
+    2: {"json": frozenset({"json_style"}), "sse": frozenset({"line_break"})},
 }
+_LINE_BREAKS = ("\n", "\r\n")
+
+# What a YAML literal block holds exactly: printable characters and "\n", no other line
+# break (YAML reads "\r" and "\x85" as "\n"), no byte order mark, and no space or tab
+# before a line break or at the end (the emitter would quote the whole text).
+_NOT_IN_BLOCK = re.compile(
+    "[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029\ufeff]|[ \t](?=\n|$)"
+)
+
+
+class BlockText(str):
+    """A stream's text that the cassette dumper writes as a YAML literal block."""
+
+    __slots__ = ()
+
+
+class QuotedLine(str):
+    """One line of a stream, with its line breaks, that the dumper writes quoted."""
+
+    __slots__ = ()
 
 
 class BodyError(ValueError):
@@ -245,6 +219,22 @@ def _raw(body: Any) -> str | bytes | None:
     return b"".join(part if isinstance(part, bytes) else str(part).encode() for part in body)
 
 
+def _stream_out(text: str) -> dict[str, Any]:
+    """The format-2 ``sse`` body of an event-stream text."""
+    line_break = "\n"
+    if "\r" in text:
+        bare = text.replace("\r\n", "")
+        if "\r" not in bare and "\n" not in bare:
+            line_break = "\r\n"
+    block = text if line_break == "\n" else text.replace("\r\n", "\n")
+    if "\r" in block or _NOT_IN_BLOCK.search(block):
+        return {"sse": [QuotedLine(match[0]) for match in _LINE.finditer(text) if match[0]]}
+    out: dict[str, Any] = {"sse": BlockText(block)}
+    if line_break != "\n":
+        out["line_break"] = line_break
+    return out
+
+
 def encode_body(body: Any, content_type: str) -> dict[str, Any] | None:
     """The tagged mapping of a vcrpy body (str, bytes, a file or chunks), None for None."""
     raw = _raw(body)
@@ -258,14 +248,33 @@ def encode_body(body: Any, content_type: str) -> dict[str, Any] | None:
         except UnicodeDecodeError:
             return {"binary": base64.b64encode(raw).decode("ascii")}
     if content_type.startswith("text/event-stream"):
-        events = sse_items(text)
-        if events is not None:
-            return {"sse": events[0], "json_style": events[1], "end": events[2]}
+        return _stream_out(text)
     if text[:1] in ("{", "["):
         parsed = parse_json(text)
         if parsed is not None:
-            return {"json": parsed[0], "json_style": parsed[1]}
+            return {"json": _json_block(parsed[0]), "json_style": parsed[1]}
     return {"text": text}
+
+
+def _json_block(value: Any) -> BlockText:
+    """A JSON value as the format-2 ``json`` block: indented two spaces, non-ASCII
+    characters as they are unless a literal block cannot hold them."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    if _NOT_IN_BLOCK.search(text):
+        text = json.dumps(value, indent=2)
+    return BlockText(text)
+
+
+def _json_in(stored: Any) -> Any:
+    """The value of a format-2 ``json`` block."""
+    if not isinstance(stored, str):
+        kind = "null" if stored is None else type(stored).__name__
+        raise BodyError(f"json must be the JSON text of the body, not {kind}", "json")
+    try:
+        return DECODER.decode(stored)
+    except (ValueError, RecursionError) as exc:
+        problem = "it nests too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise BodyError(f"json is not JSON text ({problem})", "json") from None
 
 
 def _text(value: Any, *where: str) -> str:
@@ -275,8 +284,30 @@ def _text(value: Any, *where: str) -> str:
     return value
 
 
-def decode_body(body: Any) -> str | bytes | None:
-    """The body a tagged mapping stands for: text, bytes for ``binary``, None for None."""
+def _stream_in(body: Mapping[str, Any]) -> str:
+    """The text of a format-2 ``sse`` body: a text block or a list of lines."""
+    stored = body["sse"]
+    line_break = _text(body.get("line_break", "\n"), "line_break")
+    if line_break not in _LINE_BREAKS:
+        raise BodyError(
+            f"line_break must be one of {_LINE_BREAKS}, not {line_break!r}", "line_break"
+        )
+    if isinstance(stored, str):
+        return stored if line_break == "\n" else stored.replace("\n", line_break)
+    if not isinstance(stored, list):
+        raise BodyError(f"sse must be text or a list of lines, not {type(stored).__name__}", "sse")
+    if "line_break" in body:
+        raise BodyError("line_break belongs to an sse body stored as text", "line_break")
+    for index, line in enumerate(stored):
+        if not isinstance(line, str):
+            kind = "null" if line is None else type(line).__name__
+            raise BodyError(f"sse[{index}] must be a string, not {kind}", "sse")
+    return "".join(stored)
+
+
+def decode_body(body: Any, version: int = 2) -> str | bytes | None:
+    """The body a tagged mapping of cassette format ``version`` stands for: text,
+    bytes for ``binary``, None for None."""
     if body is None:
         return None
     if not isinstance(body, Mapping):
@@ -285,7 +316,8 @@ def decode_body(body: Any) -> str | bytes | None:
     if len(tags) != 1:
         raise BodyError(f"a body needs exactly one of {', '.join(_BODY_TAGS)}")
     tag = tags[0]
-    unknown = sorted(set(body) - _BODY_EXTRAS.get(tag, frozenset()) - {tag})
+    extras = _BODY_EXTRAS[1 if version == 1 else 2]
+    unknown = sorted(set(body) - extras.get(tag, frozenset()) - {tag})
     if unknown:
         raise BodyError(f"unknown key {unknown[0]!r} in a {tag} body", unknown[0])
     if tag == "text":
@@ -295,10 +327,12 @@ def decode_body(body: Any) -> str | bytes | None:
             return base64.b64decode(_text(body[tag], tag), validate=True)
         except binascii.Error as exc:
             raise BodyError(f"binary is not base64 ({exc})", tag) from exc
+    if tag == "sse" and version != 1:
+        return _stream_in(body)
     style = _text(body.get("json_style", "compact"), "json_style")
     try:
         if tag == "json":
-            return dump_json(body[tag], style)
+            return dump_json(body[tag] if version == 1 else _json_in(body[tag]), style)
         if not isinstance(body[tag], list):
             raise BodyError(f"sse must be a list of events, not {type(body[tag]).__name__}", tag)
         return sse_text(body[tag], json_style=style, end=_text(body.get("end", DEFAULT_END), "end"))

@@ -1,38 +1,37 @@
 """The ``replay`` command: replay cassettes through the agent loop with invariants on.
 
-Every cassette, this library's own format and stock vcrpy ones alike, goes through
-`replay_foreign`. Before that its text is scanned with the cassette secret scanner: a
-cassette that still holds a credential fails with ``CASSETTE_SECRET`` and is not
-replayed. A cassette that does not load is an error row; the run goes on with the next.
+Every cassette, this library's own format and stock vcrpy ones alike, is scanned for
+secrets and then replayed (`check_cassette`, in `harness_conformance.cli._cassette_check`).
+A cassette that does not load is an error row; the run goes on with the next.
 
 A cassette fails on an invariant violation, on recorded interactions the loop never
 asked for, or on a load error or a secret. Recorded tool calls whose arguments break
 their recorded schema are the model's mistakes, not the harness's: they are reported,
 and fail the run only with ``--fail-on-invalid-args``.
+
+The command holds one cassette's replay at a time: as soon as a cassette is checked,
+its table row, detail lines and report entry go to temporary files
+(`harness_conformance.cli._spool`) and its totals are added up, so memory stays flat
+over any number of cassettes; the output is the same as `render_results` and
+`report_data` give for the whole list.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import CassetteError
+from ._cassette_check import CassetteResult, check_cassette
 from ._output import Progress, plural, render_table
 from ._report import (
-    InputFile,
     check_report_path,
     find_inputs,
-    unreadable,
     without_report,
-    write_report,
 )
-
-if TYPE_CHECKING:
-    from ..cassettes.foreign._replay import ForeignReplay
+from ._spool import SpooledLines, SpooledReport, SpooledTable
 
 __all__ = [
     "CassetteResult",
@@ -59,87 +58,6 @@ _HEADERS = (
 )
 _SHOWN_ARGUMENTS = 200
 """Argument texts longer than this are shortened in the text output (not in JSON)."""
-
-
-@dataclass(frozen=True)
-class CassetteResult:
-    """What checking one cassette gave: a replay, or the error that stopped it."""
-
-    file: InputFile
-    replay: ForeignReplay | None
-    error: CassetteError | None = None
-
-    def unplayed(self) -> list[tuple[int, tuple[int, ...]]]:
-        """(1-based session number, interactions never played) of each lagging session."""
-        if self.replay is None:
-            return []
-        return [(n, s.unplayed) for n, s in enumerate(self.replay.sessions, 1) if s.unplayed]
-
-    def failed(self, fail_on_invalid_args: bool) -> bool:
-        if self.replay is None:
-            return True
-        return bool(
-            self.replay.violations
-            or self.unplayed()
-            or (fail_on_invalid_args and self.replay.invalid_tool_calls)
-        )
-
-    def result(self, fail_on_invalid_args: bool) -> str:
-        if self.error is not None:
-            return f"ERROR {self.error.code}"
-        return "FAIL" if self.failed(fail_on_invalid_args) else "ok"
-
-
-# -- checking ----------------------------------------------------------------------------
-
-
-def _secret_error(path: Path) -> CassetteError | None:
-    """A ``CASSETTE_SECRET`` error when the file still holds a credential-looking token.
-
-    The message says where each token is and what it looks like, never its value.
-    """
-    from ..cassettes._secrets import REDACTED, describe_findings, find_secrets
-
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        return CassetteError(
-            f"cannot read cassette {path}: {exc.strerror}; check the file's permissions",
-            code="CASSETTE_MISSING",
-            path=str(path),
-        )
-    findings = find_secrets(text)
-    if not findings:
-        return None
-    return CassetteError(
-        f"cassette {path} holds {plural(len(findings), 'secret-looking token')}: "
-        f"{describe_findings(findings)}. It was not replayed. Scrub it (replace each value with "
-        f"{REDACTED}, or delete the credential header) or re-record it with "
-        "make_vcr(secrets=[key]); if a key is real, revoke it, since it has been on disk.",
-        code="CASSETTE_SECRET",
-        path=str(path),
-    )
-
-
-def check_cassette(file: InputFile, profile: str) -> CassetteResult:
-    """Scan one cassette for secrets, then replay it; a `CassetteError` becomes the result."""
-    from ..cassettes.foreign._replay import replay_foreign
-
-    if file.problem is not None:
-        error = CassetteError(file.problem, code="CASSETTE_MISSING", path=str(file.path))
-        return CassetteResult(file, None, error)
-    secret = _secret_error(file.path)
-    if secret is not None:
-        return CassetteResult(file, None, secret)
-    try:
-        return CassetteResult(file, replay_foreign(file.path, profile=profile))
-    except CassetteError as exc:
-        return CassetteResult(file, None, exc)
-    except Exception as exc:  # the last line of defence: one file never ends the run
-        message = unreadable(file.path, exc)
-        return CassetteResult(
-            file, None, CassetteError(message, code="CASSETTE_CORRUPT", path=str(file.path))
-        )
 
 
 # -- reporting ---------------------------------------------------------------------------
@@ -211,23 +129,46 @@ def _turn_ends(item: CassetteResult) -> str:
     )
 
 
+_TOTALS = (
+    "cassettes",
+    "sessions",
+    "interactions",
+    "tool_calls",
+    "invalid_tool_calls",
+    "violations",
+    "unplayed_interactions",
+    "errors",
+)
+
+
+def _add(totals: dict[str, int], item: CassetteResult) -> None:
+    """Add one cassette's counts to ``totals``."""
+    r = item.replay
+    counts = {"cassettes": 1, "errors": int(item.error is not None)}
+    counts["unplayed_interactions"] = sum(len(u) for _, u in item.unplayed())
+    if r is not None:
+        counts["sessions"] = len(r.sessions)
+        counts["interactions"] = r.interactions
+        counts["tool_calls"] = r.tool_calls
+        counts["invalid_tool_calls"] = len(r.invalid_tool_calls)
+        counts["violations"] = len(r.violations)
+    for key, count in counts.items():
+        totals[key] += count
+
+
 def _totals(results: Sequence[CassetteResult]) -> dict[str, int]:
-    replays = [item.replay for item in results if item.replay is not None]
-    return {
-        "cassettes": len(results),
-        "sessions": sum(len(r.sessions) for r in replays),
-        "interactions": sum(r.interactions for r in replays),
-        "tool_calls": sum(r.tool_calls for r in replays),
-        "invalid_tool_calls": sum(len(r.invalid_tool_calls) for r in replays),
-        "violations": sum(len(r.violations) for r in replays),
-        "unplayed_interactions": sum(len(u) for item in results for _, u in item.unplayed()),
-        "errors": sum(item.error is not None for item in results),
-    }
+    totals = dict.fromkeys(_TOTALS, 0)
+    for item in results:
+        _add(totals, item)
+    return totals
 
 
 def summary_line(results: Sequence[CassetteResult]) -> str:
     """``61 cassettes, 0 violations, 1 invalid tool call, 0 errors``."""
-    totals = _totals(results)
+    return _summary(_totals(results))
+
+
+def _summary(totals: Mapping[str, int]) -> str:
     parts = [
         plural(totals["cassettes"], "cassette"),
         plural(totals["violations"], "violation"),
@@ -239,21 +180,22 @@ def summary_line(results: Sequence[CassetteResult]) -> str:
     return ", ".join(parts)
 
 
+def _row(item: CassetteResult, fail_on_invalid_args: bool) -> list[str]:
+    return [
+        item.file.name,
+        _count(item, "sessions"),
+        _count(item, "interactions"),
+        _count(item, "tool_calls"),
+        _count(item, "invalid"),
+        _count(item, "violations"),
+        _turn_ends(item),
+        item.result(fail_on_invalid_args),
+    ]
+
+
 def render_results(results: Sequence[CassetteResult], *, fail_on_invalid_args: bool) -> str:
     """The summary table, the details of every failure and invalid tool call, the totals."""
-    rows = [
-        [
-            item.file.name,
-            _count(item, "sessions"),
-            _count(item, "interactions"),
-            _count(item, "tool_calls"),
-            _count(item, "invalid"),
-            _count(item, "violations"),
-            _turn_ends(item),
-            item.result(fail_on_invalid_args),
-        ]
-        for item in results
-    ]
+    rows = [_row(item, fail_on_invalid_args) for item in results]
     parts = [render_table(_HEADERS, rows)]
     details = [line for item in results for line in _details(item)]
     if details:
@@ -303,19 +245,26 @@ def _cassette_data(item: CassetteResult, fail_on_invalid_args: bool) -> dict[str
     return data
 
 
-def report_data(
-    results: Sequence[CassetteResult], *, profile: str, fail_on_invalid_args: bool
+def _report_head(
+    profile: str, fail_on_invalid_args: bool, passed: bool, totals: dict[str, int]
 ) -> dict[str, Any]:
-    """The ``--json`` report: totals, then one entry per cassette."""
     return {
         "version": REPORT_VERSION,
         "command": "replay",
         "profile": profile,
         "fail_on_invalid_args": fail_on_invalid_args,
-        "passed": not any(item.failed(fail_on_invalid_args) for item in results),
-        "totals": _totals(results),
-        "cassettes": [_cassette_data(item, fail_on_invalid_args) for item in results],
+        "passed": passed,
+        "totals": totals,
     }
+
+
+def report_data(
+    results: Sequence[CassetteResult], *, profile: str, fail_on_invalid_args: bool
+) -> dict[str, Any]:
+    """The ``--json`` report: totals, then one entry per cassette."""
+    passed = not any(item.failed(fail_on_invalid_args) for item in results)
+    head = _report_head(profile, fail_on_invalid_args, passed, _totals(results))
+    return {**head, "cassettes": [_cassette_data(item, fail_on_invalid_args) for item in results]}
 
 
 # -- the command -------------------------------------------------------------------------
@@ -326,20 +275,38 @@ def _run(args: argparse.Namespace) -> int:
     files = without_report(
         find_inputs(args.paths, CASSETTE_SUFFIXES, what="cassette", plural_what="cassettes"), report
     )
-    results: list[CassetteResult] = []
-    with Progress(len(files), "replay") as progress:
-        for file in files:
-            results.append(check_cassette(file, args.invariants))
-            progress.advance(file.name)
     fail_on_invalid = bool(args.fail_on_invalid_args)
-    if report is not None:
-        data = report_data(results, profile=args.invariants, fail_on_invalid_args=fail_on_invalid)
-        write_report(report, data)
-    if args.quiet:
-        print(summary_line(results))
-    else:
-        print(render_results(results, fail_on_invalid_args=fail_on_invalid))
-    return 1 if any(item.failed(fail_on_invalid) for item in results) else 0
+    totals = dict.fromkeys(_TOTALS, 0)
+    passed = True
+    with (
+        SpooledTable(_HEADERS) as table,
+        SpooledLines() as details,
+        SpooledReport("cassettes") as entries,
+        Progress(len(files), "replay") as progress,
+    ):
+        for file in files:
+            item = check_cassette(file, args.invariants)
+            table.add(_row(item, fail_on_invalid))
+            details.extend(_details(item))
+            if report is not None:
+                entries.add(_cassette_data(item, fail_on_invalid))
+            _add(totals, item)
+            passed = passed and not item.failed(fail_on_invalid)
+            del item  # the replay is released before the next cassette is read
+            progress.advance(file.name)
+        if report is not None:
+            entries.write(report, _report_head(args.invariants, fail_on_invalid, passed, totals))
+        out = sys.stdout
+        if not args.quiet:
+            for line in table.lines():
+                out.write(line + "\n")
+            out.write("\n")
+            if details.count:
+                for line in details.lines():
+                    out.write(line + "\n")
+                out.write("\n")
+        out.write(_summary(totals) + "\n")
+    return 0 if passed else 1
 
 
 def add_replay(commands: Any) -> None:

@@ -28,6 +28,7 @@ __all__ = [
     "unreadable",
     "without_report",
     "write_report",
+    "write_report_text",
 ]
 
 
@@ -191,7 +192,12 @@ def without_report(files: list[InputFile], report: Path | None) -> list[InputFil
 def write_report(path: Path, data: Any) -> None:
     """Write ``data`` as JSON through a temporary file and a rename, so a reader sees
     either the previous file or the whole new one."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    write_report_text(path, [json.dumps(data, indent=2, ensure_ascii=False) + "\n"])
+
+
+def write_report_text(path: Path, chunks: Iterable[str]) -> None:
+    """Write the report text ``chunks`` one after the other through a temporary file and
+    a rename, as `write_report` does; the chunks are never all held at once."""
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as exc:
@@ -199,7 +205,8 @@ def write_report(path: Path, data: Any) -> None:
     try:
         # A lone surrogate (from a recorded ``\ud800`` escape) goes out as that escape.
         with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
-            stream.write(text)
+            for chunk in chunks:
+                stream.write(chunk)
         os.replace(temporary, path)
     except OSError as exc:
         Path(temporary).unlink(missing_ok=True)

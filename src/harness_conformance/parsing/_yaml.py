@@ -15,9 +15,16 @@ therefore measure a document before constructing it:
   one too deep for the parser itself; none of them reaches a `RecursionError`.
 
 The measuring walk visits each distinct node once, so a refused document costs no more
-than its text. Refusals raise `YamlTextError`, a ``yaml.MarkedYAMLError`` and a
-``ValueError`` whose ``problem_mark`` gives the line; callers add the file name and
-turn it into their own named error. Any other YAML error propagates unchanged.
+than its text.
+
+Both functions compose with libyaml's C parser (``yaml.CSafeLoader``) unless the caller
+names another loader, and fall back to the pure-Python ``yaml.SafeLoader`` only when
+PyYAML was built without libyaml (`safe_loader`). The checks walk the composed node
+tree, so they are the same whichever parser built it.
+
+Refusals raise `YamlTextError`, a ``yaml.MarkedYAMLError`` and a ``ValueError`` whose
+``problem_mark`` gives the line; callers add the file name and turn it into their own
+named error. Any other YAML error propagates unchanged.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ __all__ = [
     "compose_yaml",
     "load_yaml",
     "resolve_alias_budget",
+    "safe_loader",
 ]
 
 ALIAS_BUDGET = 10_000_000
@@ -51,7 +59,12 @@ ALIAS_BUDGET_ENV = "HARNESS_CONFORMANCE_YAML_ALIAS_BUDGET"
 MAX_DEPTH = 200
 """The deepest nesting of sequences and mappings a loaded document may have."""
 
-_SAFE_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+def safe_loader() -> type[Any]:
+    """``yaml.CSafeLoader`` when PyYAML has libyaml, else ``yaml.SafeLoader``."""
+    loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return loader
+
 
 # An anchor (``&name``) starts the stream or follows white space (a byte order mark
 # included) or a flow or value indicator. A text without one has no aliases, so its
@@ -196,8 +209,8 @@ def compose_yaml(
 ) -> yaml.Node | None:
     """The node tree of ``text`` (None for an empty document), checked by `check_node`.
 
-    ``loader`` is a PyYAML loader class (the C safe loader when PyYAML has it)."""
-    instance = (loader or _SAFE_LOADER)(text)
+    ``loader`` is a PyYAML loader class (`safe_loader` when not given)."""
+    instance = (loader or safe_loader())(text)
     try:
         try:
             node: yaml.Node | None = instance.get_single_node()
@@ -216,7 +229,7 @@ def load_yaml(
     """The value of ``text``, as ``yaml.load(text, Loader=loader)`` gives it, after
     `check_node` accepted its node tree. ``loader`` defaults to the C safe loader when
     PyYAML has it, else the pure-Python one."""
-    instance = (loader or _SAFE_LOADER)(text)
+    instance = (loader or safe_loader())(text)
     try:
         try:
             node = instance.get_single_node()

@@ -21,8 +21,8 @@ bytes). What a client would then receive is decoded into plain values:
 - Header names are lowercased; repeated values are joined with ``", "``.
 - The top-level ``version`` key is not required (vcrpy never checks it).
 - A cassette in this library's own format (it has a ``harness_conformance`` header) is
-  decoded by its serializer first, so structured JSON bodies and SSE event lists come
-  back as the bytes that were recorded.
+  decoded by its serializer from the document already parsed, so its JSON and SSE
+  bodies come back as the bytes that were recorded.
 
 The file is untrusted: YAML is loaded within the alias budget and depth of
 `harness_conformance.parsing._yaml`, compressed bodies within the decoded size limit of
@@ -223,9 +223,9 @@ class _Reader:
         except yaml.YAMLError as exc:
             self.fail(f"the YAML does not load ({exc})")
         if isinstance(document, dict) and "harness_conformance" in document:
-            from .._format import load_document
+            from .._format import load_parsed
 
-            return load_document(self.text, path=str(self.path))
+            return load_parsed(document, self.text, path=str(self.path))
         return document
 
     def interactions(self) -> list[Interaction]:
