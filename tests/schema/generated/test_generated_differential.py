@@ -23,8 +23,12 @@ from hypothesis.errors import Unsatisfiable
 
 from _corpus import TOOL_SCHEMA_FILES, ToolSchema, tool_schemas
 from harness_conformance.errors import SchemaError
-from harness_conformance.schema import Defs, Spec, from_json_schema, s, validate_args
-from harness_conformance.schema._validate import _validate_with_closures, validator
+from harness_conformance.schema import Defs, Spec, from_json_schema, s
+from harness_conformance.schema._validate import (
+    _validate_generated,
+    _validate_with_closures,
+    validator,
+)
 from harness_conformance.schema.generated import generated_validator
 from harness_conformance.strategies import corruption_examples, json_values, specs
 
@@ -177,7 +181,7 @@ class ArmedKey:
 
 
 def assert_same(spec: Spec, value: Any, where: str = "") -> list[str]:
-    generated = validate_args(spec, value)
+    generated = _validate_generated(spec, value)
     closures = _validate_with_closures(spec, value)
     assert generated == closures, where
     assert type(generated) is list

@@ -11,7 +11,12 @@ import pytest
 from harness_conformance.errors import SchemaError
 from harness_conformance.schema import Spec, s, validate_args
 from harness_conformance.schema import _validate as validate_module
-from harness_conformance.schema._validate import _validate_with_closures, validator
+from harness_conformance.schema._validate import (
+    GENERATE_AFTER,
+    _validate_generated,
+    _validate_with_closures,
+    validator,
+)
 from harness_conformance.schema.generated import (
     MAX_BLOCKS,
     generate_source,
@@ -30,8 +35,9 @@ TREE = _tree()
 
 
 def _same(spec: Spec, value: Any, **options: Any) -> list[str]:
-    messages = validate_args(spec, value, **options)
+    messages = _validate_generated(spec, value, **options)
     assert messages == _validate_with_closures(spec, value, **options)
+    assert messages == validate_args(spec, value, **options)
     return messages
 
 
@@ -48,7 +54,7 @@ def test_a_recursive_spec_falls_back_with_the_same_messages() -> None:
     assert _same(TREE, {"value": 1, "children": [{"value": 2, "children": []}]}) == []
 
 
-def test_a_spec_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_spec_is_generated_once_on_its_hot_call(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[object] = []
 
     def counting(spec: Any) -> Any:
@@ -57,17 +63,28 @@ def test_a_spec_is_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(validate_module, "generated_validator", counting)
     spec = s.params({"a": s.string(required=True)})
-    assert validate_args(spec, {}) == ['missing required property "a"']
-    assert validate_args(spec, {"a": 1}) == ['"a" must be a string']
-    assert validate_args(spec, {"a": "x"}) == []
-    assert calls == [spec]
+    values = [{}, {"a": 1}, {"a": "x"}]
+    wanted = [['missing required property "a"'], ['"a" must be a string'], []]
+    for call in range(1, GENERATE_AFTER + 4):
+        assert validate_args(spec, values[call % 3]) == wanted[call % 3]
+        assert calls == ([spec] if call >= GENERATE_AFTER else []), call
     assert validator(spec) is validator(spec)
     tree = _tree()
+    for _ in range(GENERATE_AFTER + 1):
+        assert validate_args(tree, {"value": 1}) == []
     fallback = validator(tree)
     assert validator(tree) is fallback
-    assert validate_args(tree, {"value": 1}) == []
     assert len(calls) == 2
     assert calls[1] is tree
+
+
+def test_a_spec_validated_a_few_times_is_never_generated() -> None:
+    spec = s.params({"a": s.integer(required=True)})
+    for _ in range(GENERATE_AFTER - 1):
+        assert validate_args(spec, {"a": "1"}) == ['"a" must be an integer']
+    assert getattr(spec, "_harness_conformance_generated", None) is None
+    assert validate_args(spec, {"a": "1"}) == ['"a" must be an integer']
+    assert getattr(spec, "_harness_conformance_generated", None) is not None
 
 
 def test_a_spec_that_is_not_a_spec_is_still_refused() -> None:
