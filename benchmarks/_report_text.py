@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from _report_misses import HEADING, NONE_MISSED, explain
 from _report_targets import Bench, Target
 
 __all__ = ["ZH", "render"]
@@ -312,6 +313,19 @@ def render(language: str, benches: list[Bench], facts: dict[str, str], command: 
             )
     out += _table(text["summary_head"], rows)
     out += ["", "![benchmarks](benchmarks.png)", "", text["plot"], ""]
+    out += [f"## {HEADING[language]}", ""]
+    missed = [
+        t
+        for bench in benches
+        for t in bench.targets
+        if not t.passed and (t.measured is not None or t.check is not None)
+    ]
+    out += [
+        f"- {_label(language, t)} ({t.measured_text(language)}, {t.required_text(language)}): "
+        f"{explain(t, language)}"
+        for t in missed
+    ] or [NONE_MISSED[language]]
+    out.append("")
     out += [f"## {text['machine']}", ""]
     shown = {**facts, "run": text["runs"].get(facts.get("run", ""), facts.get("run", "?"))}
     out += [f"- {text['facts'][key]}: {shown.get(key, '?')}" for key in text["facts"]]

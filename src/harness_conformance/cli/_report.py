@@ -95,7 +95,7 @@ def find_inputs(
     if name_folders is None:
         name_folders = len(arguments) > 1
     found: list[InputFile] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()  # resolved paths as text: a Path object costs several times more
     for argument in arguments:
         root = Path(argument)
         if root.is_dir():
@@ -121,7 +121,7 @@ def find_inputs(
                 f"or a directory of {plural_what}"
             )
         for path, name in pairs:
-            key = real_path(path)
+            key = os.path.realpath(path)
             if key not in seen:
                 seen.add(key)
                 found.append(InputFile(path, name, _not_regular(path)))
