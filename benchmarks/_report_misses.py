@@ -55,13 +55,17 @@ _SMALL = {
 }
 _NEAR = {
     "en": (
-        "fastjsonschema's compiled function and ours are within the noise of each other "
-        "here; both pay for the cold value (see the sweep above), and the total over the "
-        "corpus is in our favour."
+        "on the median schema, a small one, the two differ by a few percent in a sweep: a "
+        "call to ours goes through `validate_args` (the function cached on the spec, the "
+        "pattern budget, the guard that turns a raising value into a message), about "
+        "0.1 µs that a direct call of fastjsonschema's function does not pay; both pay for "
+        "the cold value (see the sweeps), and the total over the corpus is in our favour."
     ),
     "zh": (
-        "在这里 fastjsonschema 的编译函数与我们的相差在噪声范围内；两者都要为“冷”的值付出"
-        "开销（见上面的轮询说明），而全语料总和上我们更快。"
+        "在中位数 schema（一个小 schema）上，轮询时两者只差几个百分点：我们的一次调用要经过 "
+        "`validate_args`（取出缓存在 spec 上的函数、模式时间预算、把抛异常的值变成消息的保护），"
+        "约 0.1 微秒，而直接调用 fastjsonschema 的函数没有这部分开销；两者都要为“冷”的值付出"
+        "开销（见轮询的说明），而全语料总和上我们更快。"
     ),
 }
 _REPLAY = {
@@ -99,13 +103,13 @@ _CLI_MEMORY = {
 _PYTEST_MEMORY = {
     "en": (
         "pytest keeps every collected item for the whole session (its node id, parameters, "
-        "marks and fixture information), a few kilobytes per test, so a suite of 10,000 "
+        "marks and fixture information), about 7 KB per test here, so a suite of 10,000 "
         "parametrized cassette tests grows with its size; with `-n 2` every worker collects "
         "the whole suite as well."
     ),
     "zh": (
         "pytest 在整个会话中保留每个收集到的测试项（节点 id、参数、标记和 fixture 信息），"
-        "每个测试几 KB，所以 10,000 个参数化录像测试的套件会随规模增长；使用 `-n 2` 时，"
+        "这里每个测试约 7 KB，所以 10,000 个参数化录像测试的套件会随规模增长；使用 `-n 2` 时，"
         "每个工作进程也都会收集整个套件。"
     ),
 }
