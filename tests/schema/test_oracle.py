@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 import pytest
-from _values import near_valid_values
+from _near_values import near_valid_values
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator

@@ -10,6 +10,7 @@ says what and where, never the value itself.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from ..redaction._secret import (
 )
 from ._json_path import json_path_at
 from ._scrub import SECRET_HEADERS, Scrubber
-from ._stream_bodies import stream_bodies
+from ._stream_bodies import json_bodies, stream_bodies
 
 __all__ = [
     "MIN_SECRET_LENGTH",
@@ -284,6 +285,55 @@ def _split_findings(root: yaml.Node | None, text: str, redactor: Redactor) -> li
     return findings
 
 
+def _decoded_hits(
+    value: Any, text: str, place: tuple[int, int], field: str, what: str
+) -> list[SecretFinding]:
+    """Key-shaped tokens of the decoded ``value`` that the file does not spell out: it
+    writes them with JSON escapes (``\\u0073k-...``), which the text scan cannot see."""
+    try:
+        decoded = json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        return []
+    found: list[SecretFinding] = []
+    for pattern in _PATTERNS:
+        if pattern.needs_context:
+            continue
+        for match in pattern.regex.finditer(decoded):
+            token = match[0]
+            if pattern.accept(token) and token not in text:
+                kind = f"{pattern.kind} written with escapes in {what}"
+                found.append(SecretFinding(kind, len(token), place[0] + 1, place[1] + 1, field))
+    return found
+
+
+def _escaped_findings(root: yaml.Node | None, text: str) -> list[SecretFinding]:
+    """Key-shaped tokens spelled with escapes inside a stream event, a JSON body or a
+    double-quoted YAML string, found in the decoded value and reported where it starts."""
+    findings: list[SecretFinding] = []
+    for where, data, places, numbers in stream_bodies(root, text):
+        for value, place, number in zip(data, places, numbers, strict=True):
+            field = where.format(number) if "{}" in where else where
+            findings += _decoded_hits(value, text, place, field, "a stream event")
+    for field, value, place in json_bodies(root):
+        findings += _decoded_hits(value, text, place, field, "a JSON body")
+    stack = [root] if root is not None else []
+    while stack:  # double-quoted YAML scalars spell characters with escapes too
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(child for pair in node.value for child in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif (
+            isinstance(node, yaml.ScalarNode)
+            and node.style == '"'
+            and "\\" in text[node.start_mark.index : node.end_mark.index]
+        ):
+            place = (node.start_mark.line, node.start_mark.column)
+            field = _field_at(root, node.start_mark.index, text)
+            findings += _decoded_hits(node.value, text, place, field, "a quoted YAML string")
+    return findings
+
+
 def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[SecretFinding]:
     """Everything in ``text`` that looks like a credential, in text order.
 
@@ -295,7 +345,9 @@ def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[Secret
     `SECRET_ENV_VARS`) count wherever they appear, in any spelling `Redactor` knows. In
     a cassette's streamed responses, a declared secret or a key-shaped token cut across
     the deltas of several events is found in the reassembled text and reported at the
-    event where it starts. A token that lies inside one already reported (the key of a
+    event where it starts. A key-shaped token a stream event or a JSON body spells with
+    JSON escapes (``\\u0073k-...``) is found in the decoded value and reported where the
+    event or the body starts. A token that lies inside one already reported (the key of a
     ``Bearer sk-...`` header) is not reported again.
     """
     redactor = Redactor(live_secrets(secrets))
@@ -326,9 +378,13 @@ def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[Secret
         covered = start + length
     if "data" in text:
         if not composed:
-            root = _compose(text)
+            root, composed = _compose(text), True
         findings += _split_findings(root, text, redactor)
-        findings.sort(key=lambda finding: (finding.line, finding.column))
+    if "\\u00" in text or "\\x" in text:  # an escape of an ASCII character
+        if not composed:
+            root, composed = _compose(text), True
+        findings += _escaped_findings(root, text)
+    findings.sort(key=lambda finding: (finding.line, finding.column))
     return findings
 
 

@@ -4,7 +4,8 @@
 stock vcrpy alike) and gives, for each streamed response, the JSON data of its
 ``data:`` events and where each event stands in the file, so a key cut across the
 deltas of several events can be found in the reassembled text and reported at the
-event where it starts. Nothing here expands a YAML alias: a node tree whose events
+event where it starts; `json_bodies` gives the JSON bodies a format-2 cassette keeps as
+text blocks, decoded. Nothing here expands a YAML alias: a node tree whose events
 repeat a node is skipped, since walking its value could take exponential time.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["Place", "stream_bodies"]
+__all__ = ["Place", "json_bodies", "stream_bodies"]
 
 
 def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
@@ -138,3 +139,22 @@ def stream_bodies(
             data = [found for found in map(_payload, rows) if found is not None]
             place = (string.start_mark.line, string.start_mark.column)
             yield f"{where}.string", data, [place] * len(data), list(range(len(data)))
+
+
+def json_bodies(root: yaml.Node | None) -> Iterator[tuple[str, Any, Place]]:
+    """Each JSON body kept as a text block (format 2): its field, its decoded value and
+    where the block starts."""
+    interactions = _child(root, "interactions")
+    if not isinstance(interactions, yaml.SequenceNode):
+        return
+    for number, interaction in enumerate(interactions.value):
+        for side in ("request", "response"):
+            block = _child(_child(_child(interaction, side), "body"), "json")
+            if not isinstance(block, yaml.ScalarNode) or not isinstance(block.value, str):
+                continue
+            try:
+                value = json.loads(block.value)
+            except (ValueError, RecursionError):
+                continue
+            place = (block.start_mark.line, block.start_mark.column)
+            yield f"interactions[{number}].{side}.body.json", value, place
