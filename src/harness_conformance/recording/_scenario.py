@@ -134,7 +134,7 @@ def _read_document(path: Path) -> object:
         except RecursionError:
             raise _problem(path, "", "nested too deeply to read; flatten the file") from None
     try:
-        return load_yaml(text, loader=yaml.SafeLoader)
+        return load_yaml(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

@@ -133,7 +133,7 @@ def long_integer_in(text: str) -> tuple[str, int] | None:
     compose)."""
     limit = max_digits()
     try:
-        root = compose_yaml(text, loader=yaml.SafeLoader)
+        root = compose_yaml(text)
     except (yaml.YAMLError, ValueError):
         return None
     if root is None or limit <= 0:
