@@ -55,7 +55,7 @@ def _named() -> Iterator[tuple[str, str]]:
         # Inside the rootdir, a path reads the same wherever pytest was started from.
         if rootdir is None or not Path(cwd).is_relative_to(rootdir):
             yield "<cwd>", cwd
-    # Imported here: they cost more than the rest of the package's imports together.
+    # Imported here, so importing the package loads neither (tempfile pulls in random).
     import sysconfig
     import tempfile
 
