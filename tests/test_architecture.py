@@ -26,7 +26,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "harness_conformance"
 NAME = "harness_conformance"
 
-CORE = {"errors", "parsing", "schema", "events", "tools", "invariants", "models", "agent"}
+CORE = {
+    "errors",
+    "parsing",
+    "schema",
+    "events",
+    "wire",
+    "tools",
+    "invariants",
+    "models",
+    "agent",
+}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "parsing": set(),
@@ -35,9 +45,10 @@ ALLOWED: dict[str, set[str]] = {
     "redaction": {"events"},
     "tools": {"errors", "events", "schema"},
     "invariants": {"errors", "events"},
-    "models": {"errors", "events"},
+    "wire": {"errors", "events", "parsing"},
+    "models": {"errors", "events", "wire"},
     "agent": {"errors", "events", "invariants", "models", "schema", "tools"},
-    "server": {"errors", "events", "models"},
+    "server": {"errors", "events", "models", "wire"},
     "replay": {"agent", "errors", "events", "invariants", "models", "schema", "tools"},
     "reenactment": {"agent", "errors", "events", "invariants", "models", "schema", "tools"},
     "strategies": {"errors", "schema", "tools"},

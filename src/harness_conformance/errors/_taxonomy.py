@@ -325,6 +325,7 @@ class CassetteError(HarnessError, RuntimeError):
         "CASSETTE_CORRUPT",
         "CASSETTE_UNUSED",
         "CASSETTE_SECRET",
+        "CASSETTE_UNKNOWN_FORMAT",
         "NETWORK_BLOCKED",
     )
 

@@ -4,7 +4,7 @@ DeepSeek is the default (``https://api.deepseek.com``, ``deepseek-chat``); any
 OpenAI-compatible base URL works. Each call is one streamed
 ``chat.completions.create`` with ``stream_options.include_usage`` on and SDK retries
 off (the agent loop owns retries). Wire chunks become our chunks as described in
-`harness_conformance.models._chat_stream`; SDK and HTTP failures become `LlmError` as
+`harness_conformance.wire._chat_stream`; SDK and HTTP failures become `LlmError` as
 described in `harness_conformance.models._errors`.
 
 The API key comes from ``api_key=``, else from the environment when the first call is
@@ -39,8 +39,8 @@ import anyio.lowlevel
 
 from ..errors import LlmError, LlmFailure
 from ..events import Chunk
+from ..wire._chat_stream import ChatStreamAssembler
 from ._base import ModelRequest
-from ._chat_stream import ChatStreamAssembler
 from ._errors import provider_errors, request_id_of
 
 if TYPE_CHECKING:

@@ -397,13 +397,29 @@ def test_stream_errors_and_unreadable_bodies_become_provider_error_turns(tmp_pat
     assert codes == ["RATE_LIMIT", "MALFORMED_RESPONSE"]
 
 
-def test_requests_that_are_not_chat_completions_are_skipped(tmp_path: Path) -> None:
-    embedding = _exchange([], {"data": []})
-    embedding["request"]["body"] = json.dumps({"input": "x"})
-    path = _write(tmp_path, embedding, _exchange([USER], _text("ok")))
+def test_requests_that_are_no_model_call_are_skipped(tmp_path: Path) -> None:
+    embedding = _exchange([], {"data": []}, uri="https://api.example.test/v1/embeddings")
+    embedding["request"]["body"] = json.dumps({"input": "x", "model": "e"})
+    listing = _exchange([], {"data": []}, uri="https://api.example.test/v1/models")
+    listing["request"]["method"] = "GET"
+    path = _write(tmp_path, embedding, listing, _exchange([USER], _text("ok")))
     result = replay_foreign(path)
-    assert result.skipped == (0,)
-    assert result.sessions[0].interactions == (1,)
+    assert result.skipped == (0, 1)
+    assert result.sessions[0].interactions == (2,)
+    assert result.sessions[0].wire == "openai-chat"
+
+
+def test_a_model_call_in_an_unknown_format_refuses_the_whole_cassette(tmp_path: Path) -> None:
+    cohere = _exchange([], {"text": "hi"}, uri="https://api.cohere.test/v2/generate")
+    cohere["request"]["body"] = json.dumps({"model": "c", "prompt": "hi"})
+    path = _write(tmp_path, _exchange([USER], _text("ok")), cohere)
+    with pytest.raises(CassetteError) as caught:
+        replay_foreign(path)
+    assert caught.value.code == "CASSETTE_UNKNOWN_FORMAT"
+    assert caught.value.path == str(path)
+    message = str(caught.value)
+    assert "interaction 1 (POST https://api.cohere.test/v2/generate)" in message
+    assert "record the session again through a supported format" in message
 
 
 def test_the_seed_profile_and_a_corrupt_file(tmp_path: Path) -> None:

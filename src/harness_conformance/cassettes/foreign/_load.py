@@ -11,8 +11,10 @@ bytes). What a client would then receive is decoded into plain values:
 - A response is ``sse`` when its content-type is an event stream (or, with no
   content-type, when it starts with ``data:``), ``json`` when it parses as JSON
   (pretty-printed bodies included), ``text`` otherwise, and ``bytes`` when it is not
-  UTF-8. Blank lines inside single-quoted YAML scalars are folded by YAML itself, so
-  the SSE text is exactly what vcrpy hands the client.
+  UTF-8. An error response (status outside 2xx) whose text starts like JSON is read as
+  JSON whatever its content-type says (Gemini answers a failed stream with a JSON error
+  under ``text/event-stream``). Blank lines inside single-quoted YAML scalars are folded
+  by YAML itself, so the SSE text is exactly what vcrpy hands the client.
 - SSE bodies are parsed as the OpenAI SDK parses them: events end at a blank line,
   ``data:`` lines of one event are joined with newlines, comments are skipped, and
   ``[DONE]`` ends the stream. A last event whose closing blank line was trimmed by the
@@ -284,7 +286,14 @@ class _Reader:
             keys: list[str | int] = ["response", "body", "string"]
             raw = self._decoded(holder["string"], headers, index, keys)
             try:
-                kind, body, done = _classify(raw, headers.get("content-type", ""))
+                content_type = headers.get("content-type", "")
+                if (
+                    not 200 <= status < 300
+                    and isinstance(raw, str)
+                    and raw.lstrip()[:1] in ("{", "[")
+                ):
+                    content_type = "application/json"
+                kind, body, done = _classify(raw, content_type)
             except JsonTextError as exc:
                 self.fail(f"the response body is unreadable: {exc.problem}", index=index, keys=keys)
         return Interaction(

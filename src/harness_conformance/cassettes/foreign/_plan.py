@@ -1,7 +1,12 @@
-"""Split recorded chat-completions traffic into sessions and turns the loop can replay.
+"""Split recorded model traffic into sessions and turns the loop can replay.
 
-Only interactions whose request body has a ``messages`` list take part. Each one is
-compared with the one before it (``previous``), whose recorded outcome is known:
+Every model call takes part, in whatever wire format it was recorded: each request is
+read in chat-completions terms first (`harness_conformance.wire.ChatRequest`). A
+request that continues a response the server kept (``previous_response_id`` naming the
+response of the call before it) is read as that call's messages, the assistant message
+its outcome streamed, and the new messages (leading system messages left out, since
+the server already has them). Each request is compared with the one before it
+(``previous``), whose recorded outcome is known:
 
 - When ``previous`` asked for tools, the request continues the turn (the next step)
   if its messages extend ``previous``'s with at least one more message.
@@ -14,8 +19,9 @@ compared with the one before it (``previous``), whose recorded outcome is known:
 
 A session's first request gives the system text (its leading ``system``/``developer``
 messages), the prompt (its last user message), the history before that prompt, the
-model name (from the body, or an Azure deployment URL) and the base URL. Its tools are
-every function tool its requests declare, in order of first appearance. A tool call's
+model name (from the body or the URL) and the base URL (the URL without the format's
+endpoint path). Its tools are every client tool its requests declare, in order of first
+appearance; server-side tools and what a format cannot say are listed in its notes. A tool call's
 output is the ``tool`` message with the call's id among the messages the session's
 next request adds; failing that, the one at the call's position in that request's
 assistant ``tool_calls``; failing that, the first ``tool`` message with the id in any
@@ -24,19 +30,25 @@ later request. Messages the loop cannot send are listed in the session's notes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import LlmError
+from ...events import BlockEndChunk
+from ...wire import ChatRequest
 from ._load import Interaction
 from ._recorded_model import Outcome
 
 __all__ = ["SessionPlan", "TurnPlan", "plan_sessions", "text_of"]
 
 _SYSTEM_ROLES = ("system", "developer")
-_CHAT_SUFFIX = "/chat/completions"
+_ENDPOINT = re.compile(
+    r"(/chat/completions|/v1/messages|/messages|/responses"
+    r"|/models/[^/]+:(generateContent|streamGenerateContent))$"
+)
 
 
 @dataclass
@@ -64,6 +76,8 @@ class SessionPlan:
     interactions: list[int]
     model: str
     base_url: str
+    wire: str
+    """The wire format the session's requests were recorded in."""
     system: str | None
     history: list[dict[str, Any]]
     settings: dict[str, Any]
@@ -73,12 +87,6 @@ class SessionPlan:
     outputs: dict[str, list[str | None]] = field(default_factory=dict)
     """Call id to the recorded outputs of the calls with that id, in call order."""
     notes: list[str] = field(default_factory=list)
-
-
-def is_chat(interaction: Interaction) -> bool:
-    """Whether the request is a chat-completions body."""
-    body = interaction.request_body
-    return isinstance(body, dict) and isinstance(body.get("messages"), list)
 
 
 def text_of(content: object) -> str:
@@ -95,22 +103,14 @@ def _role(message: object) -> object:
     return message.get("role") if isinstance(message, Mapping) else None
 
 
-def _model_and_base(interaction: Interaction) -> tuple[str, str]:
-    parts = urlsplit(interaction.uri)
-    path = parts.path
-    if path.endswith(_CHAT_SUFFIX):
-        path = path[: -len(_CHAT_SUFFIX)]
-    base = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-    model = interaction.request_body.get("model")
-    if not isinstance(model, str) or not model:
-        segments = parts.path.split("/")
-        found = segments.index("deployments") if "deployments" in segments else -1
-        model = segments[found + 1] if 0 <= found < len(segments) - 1 else "unknown"
-    return model, base
+def _base_url(uri: str) -> str:
+    parts = urlsplit(uri)
+    path = _ENDPOINT.sub("", parts.path)
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
 
 
-def _new_session(interaction: Interaction) -> SessionPlan:
-    messages = interaction.messages
+def _new_session(interaction: Interaction, request: ChatRequest, wire: str) -> SessionPlan:
+    messages = request.messages
     start = 0
     while start < len(messages) and _role(messages[start]) in _SYSTEM_ROLES:
         start += 1
@@ -130,33 +130,33 @@ def _new_session(interaction: Interaction) -> SessionPlan:
             f"interaction {interaction.index}: messages after the last user message "
             f"({roles}) cannot be sent by the loop"
         )
-    model, base = _model_and_base(interaction)
-    body = interaction.request_body
     return SessionPlan(
         interactions=[interaction.index],
-        model=model,
-        base_url=base,
+        model=request.model or "unknown",
+        base_url=_base_url(interaction.uri),
+        wire=wire,
         system=system,
         history=[dict(m) for m in history if isinstance(m, Mapping)],
-        settings={k: v for k, v in body.items() if k not in ("messages", "tools")},
+        settings=dict(request.settings),
         tools={},
         turns=[TurnPlan(prompt=prompt, interactions=[interaction.index], steps=[1])],
         notes=notes,
     )
 
 
-def _add_tools(plan: SessionPlan, interaction: Interaction) -> None:
-    declared = interaction.request_body.get("tools")
-    for item in declared if isinstance(declared, list) else []:
-        function = item.get("function") if isinstance(item, Mapping) else None
-        name = function.get("name") if isinstance(function, Mapping) else None
-        if isinstance(name, str) and isinstance(function, Mapping):
-            plan.tools.setdefault(name, dict(function))
-        else:
-            kind = item.get("type") if isinstance(item, Mapping) else type(item).__name__
-            note = f"tool of type {kind!r} is not a function tool and is not registered"
-            if note not in plan.notes:
-                plan.notes.append(note)
+def _add_tools(plan: SessionPlan, request: ChatRequest) -> None:
+    for item in request.tools:
+        function = item.get("function")
+        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+            plan.tools.setdefault(function["name"], dict(function))
+    notes = list(request.notes)
+    notes += [
+        f"server-side tool {kind!r} runs at the provider and is not registered"
+        for kind in request.server_tools
+    ]
+    for note in notes:
+        if note not in plan.notes:
+            plan.notes.append(note)
 
 
 def _next_turn_prompt(added: Sequence[Any]) -> str | None:
@@ -165,10 +165,13 @@ def _next_turn_prompt(added: Sequence[Any]) -> str | None:
 
 
 def _continue(
-    plan: SessionPlan, previous: Interaction, outcome: Outcome, interaction: Interaction
+    plan: SessionPlan,
+    before: list[Any],
+    outcome: Outcome,
+    interaction: Interaction,
+    now: list[Any],
 ) -> bool:
     """Add ``interaction`` to ``plan`` when it continues it; see the module docstring."""
-    before, now = previous.messages, interaction.messages
     if now[: len(before)] != before:
         return False
     added = now[len(before) :]
@@ -200,18 +203,18 @@ def _take(messages: list[Any], call_id: str) -> str | None:
     return None
 
 
-def _later_output(chat: Mapping[int, Interaction], index: int, call_id: str) -> str | None:
+def _later_output(chat: Mapping[int, list[Any]], index: int, call_id: str) -> str | None:
     """The first ``tool`` message answering ``call_id`` in any request after ``index``."""
     for other in sorted(chat):
         if other > index:
-            output = _take(list(chat[other].messages), call_id)
+            output = _take(list(chat[other]), call_id)
             if output is not None:
                 return output
     return None
 
 
 def _outputs(
-    plan: SessionPlan, chat: Mapping[int, Interaction], outcomes: Mapping[int, Outcome]
+    plan: SessionPlan, chat: Mapping[int, list[Any]], outcomes: Mapping[int, Outcome]
 ) -> None:
     for position, index in enumerate(plan.interactions):
         calls = outcomes[index].tool_calls
@@ -222,7 +225,7 @@ def _outputs(
         )
         added: list[Any] = []
         if following is not None:
-            added = list(chat[following].messages[len(chat[index].messages) :])
+            added = list(chat[following][len(chat[index]) :])
         recorded_ids = [
             call.get("id")
             for message in added
@@ -240,23 +243,81 @@ def _outputs(
             plan.outputs.setdefault(call_id, []).append(output)
 
 
+def _assistant(outcome: Outcome) -> dict[str, Any]:
+    """The assistant message the loop would keep from ``outcome``."""
+    text = "".join(
+        chunk.block.get("text") or ""
+        for chunk in outcome.chunks
+        if isinstance(chunk, BlockEndChunk)
+        and chunk.block is not None
+        and chunk.block.get("type") == "text"
+    )
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    calls = [
+        {
+            "id": call.get("id"),
+            "type": "function",
+            "function": {"name": call.get("name"), "arguments": call.get("arguments")},
+        }
+        for call in outcome.tool_calls
+    ]
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _messages(
+    interactions: Sequence[Interaction],
+    requests: Mapping[int, ChatRequest],
+    outcomes: Mapping[int, Outcome],
+) -> dict[int, list[Any]]:
+    """Each request's whole conversation, with server-kept responses spelled out."""
+    out: dict[int, list[Any]] = {}
+    previous: Interaction | None = None
+    for interaction in interactions:
+        request = requests[interaction.index]
+        messages = list(request.messages)
+        chained = request.previous_response_id
+        if (
+            chained is not None
+            and previous is not None
+            and outcomes[previous.index].response_id == chained
+        ):
+            while messages and _role(messages[0]) in _SYSTEM_ROLES:
+                messages.pop(0)
+            kept = [*out[previous.index], _assistant(outcomes[previous.index])]
+            messages = kept + messages
+        out[interaction.index] = messages
+        previous = interaction
+    return out
+
+
 def plan_sessions(
-    interactions: Sequence[Interaction], outcomes: Mapping[int, Outcome]
+    interactions: Sequence[Interaction],
+    requests: Mapping[int, ChatRequest],
+    outcomes: Mapping[int, Outcome],
+    wires: Mapping[int, str],
 ) -> list[SessionPlan]:
-    """The sessions of a recording, given each chat interaction's outcome."""
-    chat = {i.index: i for i in interactions if is_chat(i)}
+    """The sessions of a recording, given each model call's request in chat-completions
+    terms, its outcome and the name of its wire format."""
+    chat = _messages(interactions, requests, outcomes)
     plans: list[SessionPlan] = []
     previous: Interaction | None = None
-    for interaction in chat.values():
+    for interaction in interactions:
+        index = interaction.index
         plan = plans[-1] if plans else None
         if (
             plan is None
             or previous is None
-            or not _continue(plan, previous, outcomes[previous.index], interaction)
+            or plan.wire != wires[index]
+            or not _continue(
+                plan, chat[previous.index], outcomes[previous.index], interaction, chat[index]
+            )
         ):
-            plan = _new_session(interaction)
+            request = ChatRequest(**{**vars(requests[index]), "messages": chat[index]})
+            plan = _new_session(interaction, request, wires[index])
             plans.append(plan)
-        _add_tools(plan, interaction)
+        _add_tools(plan, requests[index])
         previous = interaction
     for plan in plans:
         _outputs(plan, chat, outcomes)

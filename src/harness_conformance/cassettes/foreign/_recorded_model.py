@@ -1,18 +1,19 @@
 """`RecordedModel`: a `Model` that answers each call with the next recorded response.
 
 A recorded response becomes an `Outcome` (the chunks a live call would have streamed,
-and the failure it would have raised) with the same rules `OpenAICompatibleModel`
-applies to live traffic:
+and the failure it would have raised) through the wire format of its request
+(`harness_conformance.wire`):
 
-- An event stream goes through `ChatStreamAssembler` payload by payload. A payload
-  that is not JSON is MALFORMED_RESPONSE; an ``{"error": ...}`` payload is coded as
-  the OpenAI SDK would report it (by its ``code`` status, else by its wording).
-- A non-streamed ``chat.completion`` is fed to the same assembler as one wire chunk
-  holding the whole message of choice 0 (reasoning, text, tool calls, usage and the
-  finish reason), so it yields the chunk sequence a stream of that reply would.
-- An HTTP error status is coded from the status and the error body as in
-  `harness_conformance.models._errors`: a 404 is INVALID_REQUEST, a 5xx SERVER...
-- Any other body (text, bytes, JSON without ``choices``) is MALFORMED_RESPONSE.
+- An event stream goes through the format's reader event by event; a non-streamed
+  success body goes through the same reader as the events a stream of that reply would
+  carry, so both yield the same chunks. The reader's `LlmError` (MALFORMED_RESPONSE
+  for a payload it cannot read, the provider's code for an error event) ends the
+  outcome with that failure after the chunks read so far.
+- An HTTP error status is coded by the format from the status and the error body: a
+  404 is INVALID_REQUEST, a 5xx SERVER...
+- A success body that is neither JSON nor an event stream is MALFORMED_RESPONSE.
+- Tools the provider ran itself (web search, code execution...) are kept on the
+  outcome as `ServerToolCall`s; they never become client tool calls.
 
 Calls take the recorded outcomes in order, whatever the request says. When the last
 outcome is taken the model calls ``on_last`` (the replay asks the agent to stop after
@@ -21,7 +22,7 @@ that step); a call after the last one raises `RecordingExhausted`.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,13 +31,11 @@ import anyio.lowlevel
 from ...errors import LlmError, LlmFailure
 from ...events import BlockEndChunk, Chunk, FinishChunk
 from ...models import ModelRequest
-from ...models._chat_stream import ChatStreamAssembler
-from ...models._errors import failure_from_http, failure_from_stream_error, request_id_of
+from ...wire import ServerToolCall, WireFormat
+from ...wire._openai_chat import OPENAI_CHAT, malformed, shown
 from ._load import Interaction
 
 __all__ = ["Outcome", "RecordedModel", "RecordingExhausted", "outcome_of"]
-
-_SHOWN = 200
 
 
 class RecordingExhausted(RuntimeError):
@@ -51,6 +50,10 @@ class Outcome:
     """The chunks, in order; they end with a finish chunk unless the call failed."""
     failure: LlmFailure | None = None
     """The provider failure raised after the chunks, if any."""
+    server_calls: tuple[ServerToolCall, ...] = ()
+    """Tools the provider ran itself during the response, in order."""
+    response_id: str | None = None
+    """The provider's id of the response, when it gave one."""
 
     @property
     def tool_calls(self) -> tuple[dict[str, Any], ...]:
@@ -78,93 +81,33 @@ class Outcome:
         return self.failure is None and self.finish != "max-tokens" and bool(self.tool_calls)
 
 
-def _shown(value: object) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
-
-
-def _malformed(what: str, request_id: str | None) -> LlmFailure:
-    return LlmFailure(
-        message=f"the provider sent a payload that cannot be read: {what}",
-        code="MALFORMED_RESPONSE",
-        request_id=request_id,
-    )
-
-
-def _stream_error(body: object, request_id: str | None) -> LlmFailure:
-    return failure_from_stream_error(body, request_id=request_id)
-
-
-def _http_failure(interaction: Interaction, request_id: str | None) -> LlmFailure:
-    body = interaction.body if interaction.body_kind in ("json", "text") else None
-    return failure_from_http(
-        interaction.status, body, interaction.response_headers, request_id=request_id
-    )
-
-
-def _as_wire_chunk(completion: Mapping[str, Any]) -> dict[str, Any]:
-    """A non-streamed completion as the single stream chunk carrying all of choice 0."""
-    choices = completion.get("choices")
-    choice = choices[0] if isinstance(choices, list) and choices else {}
-    if not isinstance(choice, Mapping):
-        return {"choices": [choice]}
-    message = choice.get("message")
-    delta: Any = message
-    if isinstance(message, Mapping):
-        delta = {
-            key: message[key]
-            for key in ("reasoning_content", "reasoning", "content", "refusal")
-            if key in message
-        }
-        calls = message.get("tool_calls")
-        if isinstance(calls, list):
-            delta["tool_calls"] = [
-                {**call, "index": number} if isinstance(call, Mapping) else call
-                for number, call in enumerate(calls)
-            ]
-        elif calls is not None:
-            delta["tool_calls"] = calls
-    wire_choice = {"index": 0, "delta": delta, "finish_reason": choice.get("finish_reason")}
-    return {"choices": [wire_choice], "usage": completion.get("usage")}
-
-
-def _payloads(interaction: Interaction, request_id: str | None) -> list[Any]:
-    """The wire chunks of a successful response, or a failure to raise instead."""
-    if interaction.body_kind == "sse":
-        return list(interaction.body)
-    body = interaction.body
-    if interaction.body_kind == "json" and isinstance(body, Mapping):
-        if isinstance(body.get("choices"), list):
-            return [_as_wire_chunk(body)]
-        if body.get("error"):
-            return [body]
-    what = f"a {interaction.body_kind} body that is not a chat completion: {_shown(body)}"
-    return [_malformed(what, request_id)]
-
-
-def outcome_of(interaction: Interaction) -> Outcome:
-    """The chunks and failure a live call would have produced for this response."""
-    request_id = request_id_of(interaction.response_headers.get("x-request-id"))
+def outcome_of(interaction: Interaction, wire: WireFormat = OPENAI_CHAT) -> Outcome:
+    """The chunks and failure a live call would have produced for this response, read
+    in the wire format ``wire`` (chat-completions unless given)."""
+    request_id = wire.request_id(interaction.response_headers)
     if not 200 <= interaction.status < 300:
-        return Outcome((), _http_failure(interaction, request_id))
-    assembler = ChatStreamAssembler(request_id=request_id)
+        body = interaction.body if interaction.body_kind in ("json", "text") else None
+        failure = wire.failure(
+            interaction.status, body, interaction.response_headers, request_id=request_id
+        )
+        return Outcome((), failure)
+    reader = wire.reader(request_id=request_id)
     chunks: list[Chunk] = []
     try:
-        for payload in _payloads(interaction, request_id):
-            if isinstance(payload, LlmFailure):
-                return Outcome(tuple(chunks), payload)
-            if isinstance(payload, str):
-                return Outcome(
-                    tuple(chunks),
-                    _malformed(f"an event that is not JSON: {_shown(payload)}", request_id),
-                )
-            if isinstance(payload, Mapping) and payload.get("error"):
-                return Outcome(tuple(chunks), _stream_error(payload["error"], request_id))
-            chunks += assembler.feed(payload)
-        chunks += assembler.finish()
+        if interaction.body_kind == "sse":
+            events: Sequence[object] = interaction.body
+        elif interaction.body_kind == "json":
+            events = wire.as_events(interaction.body, request_id=request_id)
+        else:
+            what = f"a {interaction.body_kind} body that is not a {wire.name} response: "
+            what += shown(interaction.body)
+            raise malformed(what, request_id)
+        for event in events:
+            chunks += reader.feed(event)
+        chunks += reader.finish()
     except LlmError as exc:
-        return Outcome(tuple(chunks), exc.failure)
-    return Outcome(tuple(chunks))
+        return Outcome(tuple(chunks), exc.failure, tuple(reader.server_calls), reader.response_id)
+    return Outcome(tuple(chunks), None, tuple(reader.server_calls), reader.response_id)
 
 
 class RecordedModel:

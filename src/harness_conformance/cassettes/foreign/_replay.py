@@ -1,9 +1,14 @@
-"""`replay_foreign`: rebuild agent sessions from any recorded chat-completions traffic.
+"""`replay_foreign`: rebuild agent sessions from any recorded model traffic.
 
-The cassette is read with `load_foreign_cassette`, every response becomes the outcome a
-live call would have had (`outcome_of`), and the traffic is split into sessions and
-turns (`plan_sessions`). Each session then runs on its own `Agent`, so its log starts
-at seq 0:
+The cassette is read with `load_foreign_cassette`. Each request's wire format is
+detected from that request alone (`harness_conformance.wire.detect`): chat-completions,
+Anthropic Messages, OpenAI Responses or Gemini. Requests that are no model call
+(`not_a_model_call`: a ``GET``, embeddings, token counts...) are skipped and listed; a
+model call in any other format refuses the whole cassette with
+``CASSETTE_UNKNOWN_FORMAT``, so nothing is half replayed. Every response becomes the
+outcome a live call would have had (`outcome_of`, read by its request's format), and the
+traffic is split into sessions and turns (`plan_sessions`). Each session then runs on
+its own `Agent`, so its log starts at seq 0:
 
 - the model is a `RecordedModel` that plays the session's responses in order;
 - each recorded function tool is registered from its JSON Schema with
@@ -40,13 +45,14 @@ import anyio
 import anyio.lowlevel
 
 from ...agent import Agent, RetryPolicy
-from ...errors import SchemaError
+from ...errors import CassetteError, SchemaError
 from ...events import DurableEvent
 from ...invariants import InvariantChecker, Violation
 from ...schema import Spec, from_json_schema, parse_arguments, validate_args
 from ...tools import ToolCall, ToolRegistry, define_tool
+from ...wire import ChatRequest, ServerToolCall, WireFormat, detect, not_a_model_call
 from ._load import Interaction, load_foreign_cassette
-from ._plan import SessionPlan, is_chat, plan_sessions
+from ._plan import SessionPlan, plan_sessions
 from ._recorded_model import Outcome, RecordedModel, outcome_of
 
 __all__ = [
@@ -91,7 +97,10 @@ class ForeignSession:
     model: str
     """The recorded model name."""
     base_url: str
-    """The endpoint the requests went to, without ``/chat/completions``."""
+    """The endpoint the requests went to, without the format's endpoint path."""
+    wire: str = "openai-chat"
+    """The wire format of the session's requests (``openai-chat``,
+    ``anthropic-messages``, ``openai-responses`` or ``gemini``)."""
     system: str | None
     """The system text of the first request."""
     prompts: tuple[str, ...]
@@ -111,6 +120,9 @@ class ForeignSession:
     """Tools registered raw because their schema does not import."""
     notes: tuple[str, ...]
     """Recorded content the loop cannot reproduce, and tools left out, in words."""
+    server_calls: tuple[ServerToolCall, ...] = ()
+    """Tools the provider ran itself in the session's responses (web search, code
+    execution...): shown for what they are, never played as client calls."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,7 +142,8 @@ class ForeignReplay:
     tool_calls: int
     """How many tool calls the recorded responses make."""
     skipped: tuple[int, ...]
-    """Interactions that are not chat-completions requests and were not replayed."""
+    """Interactions that are no model call (a ``GET``, embeddings, token counts...) and
+    were not replayed."""
 
     @property
     def events(self) -> tuple[DurableEvent, ...]:
@@ -259,6 +272,7 @@ async def _run_session(
         interactions=tuple(plan.interactions),
         model=plan.model,
         base_url=plan.base_url,
+        wire=plan.wire,
         system=plan.system,
         prompts=tuple(turn.prompt for turn in plan.turns),
         events=tuple(agent.events),
@@ -268,15 +282,18 @@ async def _run_session(
         unplayed=model.unplayed,
         raw_tools=tuple(raw),
         notes=tuple(plan.notes + notes),
+        server_calls=tuple(
+            call for index in plan.interactions for call in outcomes[index].server_calls
+        ),
     )
 
 
 def _invalid_calls(
-    interaction: Interaction, outcome: Outcome, schemas: _Schemas
+    interaction: Interaction, request: ChatRequest, outcome: Outcome, schemas: _Schemas
 ) -> list[InvalidToolCall]:
     declared: dict[str, object] = {}
-    for item in interaction.request_body.get("tools") or []:
-        function = item.get("function") if isinstance(item, dict) else None
+    for item in request.tools:
+        function = item.get("function")
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             declared.setdefault(function["name"], function.get("parameters"))
     found: list[InvalidToolCall] = []
@@ -302,24 +319,52 @@ def _invalid_calls(
     return found
 
 
+def _formats(path: str | Path, interactions: list[Interaction]) -> dict[int, WireFormat]:
+    """The wire format of every model call; `CassetteError` for one no format reads."""
+    found: dict[int, WireFormat] = {}
+    for interaction in interactions:
+        method, uri, body = interaction.method, interaction.uri, interaction.request_body
+        wire = detect(method, uri, body)
+        if wire is not None:
+            found[interaction.index] = wire
+        elif not not_a_model_call(method, uri, body):
+            raise CassetteError(
+                f"{path}: interaction {interaction.index} ({method} {uri}) is a model call "
+                "in a wire format this library does not read (it reads openai-chat, "
+                "anthropic-messages, openai-responses and gemini); the cassette is not "
+                "replayed. Replay it with the client that recorded it, or record the "
+                "session again through a supported format",
+                code="CASSETTE_UNKNOWN_FORMAT",
+                path=str(path),
+            )
+    return found
+
+
 async def areplay_foreign(cassette_path: str | Path, *, profile: str = "strict") -> ForeignReplay:
     """`replay_foreign` for code already running in an event loop."""
     interactions = load_foreign_cassette(cassette_path)
-    chat = [i for i in interactions if is_chat(i)]
-    outcomes = {i.index: outcome_of(i) for i in chat}
+    wires = _formats(cassette_path, interactions)
+    calls = [i for i in interactions if i.index in wires]
+    requests = {i.index: wires[i.index].read_request(i.uri, i.request_body) for i in calls}
+    outcomes = {i.index: outcome_of(i, wires[i.index]) for i in calls}
     schemas = _Schemas()
+    names = {index: wire.name for index, wire in wires.items()}
     sessions = [
         await _run_session(plan, outcomes, schemas, profile)
-        for plan in plan_sessions(chat, outcomes)
+        for plan in plan_sessions(calls, requests, outcomes, names)
     ]
-    invalid = [found for i in chat for found in _invalid_calls(i, outcomes[i.index], schemas)]
+    invalid = [
+        found
+        for i in calls
+        for found in _invalid_calls(i, requests[i.index], outcomes[i.index], schemas)
+    ]
     return ForeignReplay(
         path=str(cassette_path),
         interactions=len(interactions),
         sessions=tuple(sessions),
         invalid_tool_calls=tuple(invalid),
         tool_calls=sum(len(o.tool_calls) for o in outcomes.values()),
-        skipped=tuple(i.index for i in interactions if not is_chat(i)),
+        skipped=tuple(i.index for i in interactions if i.index not in wires),
     )
 
 

@@ -1,0 +1,181 @@
+"""``openai-chat``: the chat-completions format (OpenAI, DeepSeek, Groq, Azure, vLLM...).
+
+- A request matches when it is a ``POST`` whose body has a ``messages`` list and whose
+  URL is not one of the other formats' (`harness_conformance.wire.detect` asks them
+  first). Its messages are already chat-completions messages; its function tools are
+  the client tools, any other tool type is named in the notes. The model is the body's
+  ``model``, else the Azure deployment in the URL.
+- Stream events go through `ChatStreamAssembler`. An event that is not JSON is
+  MALFORMED_RESPONSE; an ``{"error": ...}`` event is coded by
+  `failure_from_stream_error`.
+- A non-streamed ``chat.completion`` is read as the single stream event carrying the
+  whole message of choice 0 (reasoning, text, tool calls, usage, finish reason), so it
+  yields the chunks a stream of that reply would. A body that is neither a completion
+  nor an error is MALFORMED_RESPONSE.
+- HTTP errors are coded by `failure_from_http`; the request id is ``x-request-id``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import LlmError, LlmFailure
+from ..events import Chunk
+from ._chat_stream import ChatStreamAssembler
+from ._format import ChatRequest, ServerToolCall
+from ._http_failures import failure_from_http, failure_from_stream_error, request_id_of
+
+__all__ = ["OPENAI_CHAT", "OpenAIChat", "malformed", "shown"]
+
+_SHOWN = 200
+
+
+def shown(value: object) -> str:
+    """``value`` as text for a message, cut at 200 characters."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+
+
+def malformed(what: str, request_id: str | None) -> LlmError:
+    """MALFORMED_RESPONSE: the provider sent ``what``, which cannot be read."""
+    return LlmError(
+        LlmFailure(
+            message=f"the provider sent a payload that cannot be read: {what}",
+            code="MALFORMED_RESPONSE",
+            request_id=request_id,
+        )
+    )
+
+
+class _ChatReader:
+    def __init__(self, request_id: str | None) -> None:
+        self._assembler = ChatStreamAssembler(request_id=request_id)
+        self._request_id = request_id
+        self.server_calls: list[ServerToolCall] = []
+        self.response_id: str | None = None
+
+    def feed(self, payload: object) -> list[Chunk]:
+        if isinstance(payload, str):
+            raise malformed(f"an event that is not JSON: {shown(payload)}", self._request_id)
+        if isinstance(payload, Mapping):
+            if payload.get("error"):
+                raise LlmError(
+                    failure_from_stream_error(payload["error"], request_id=self._request_id)
+                )
+            if self.response_id is None and isinstance(payload.get("id"), str):
+                self.response_id = payload["id"] or None
+        return self._assembler.feed(payload)
+
+    def finish(self) -> list[Chunk]:
+        return self._assembler.finish()
+
+
+def _as_wire_chunk(completion: Mapping[str, Any]) -> dict[str, Any]:
+    """A non-streamed completion as the single stream chunk carrying all of choice 0."""
+    choices = completion.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices else {}
+    if not isinstance(choice, Mapping):
+        return {"choices": [choice]}
+    message = choice.get("message")
+    delta: Any = message
+    if isinstance(message, Mapping):
+        delta = {
+            key: message[key]
+            for key in ("reasoning_content", "reasoning", "content", "refusal")
+            if key in message
+        }
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            delta["tool_calls"] = [
+                {**call, "index": number} if isinstance(call, Mapping) else call
+                for number, call in enumerate(calls)
+            ]
+        elif calls is not None:
+            delta["tool_calls"] = calls
+    wire_choice = {"index": 0, "delta": delta, "finish_reason": choice.get("finish_reason")}
+    out = {"choices": [wire_choice], "usage": completion.get("usage")}
+    if isinstance(completion.get("id"), str):
+        out["id"] = completion["id"]
+    return out
+
+
+def _model_of(url: str, body: Mapping[str, Any]) -> str | None:
+    model = body.get("model")
+    if isinstance(model, str) and model:
+        return model
+    segments = urlsplit(url).path.split("/")
+    found = segments.index("deployments") if "deployments" in segments else -1
+    return segments[found + 1] if 0 <= found < len(segments) - 1 else None
+
+
+class OpenAIChat:
+    """The chat-completions wire format."""
+
+    @property
+    def name(self) -> str:
+        """``openai-chat``."""
+        return "openai-chat"
+
+    def matches(self, method: str, url: str, body: object) -> bool:
+        """A ``POST`` whose body has a ``messages`` list."""
+        return (
+            method.upper() == "POST"
+            and isinstance(body, Mapping)
+            and isinstance(body.get("messages"), list)
+        )
+
+    def read_request(self, url: str, body: Mapping[str, Any]) -> ChatRequest:
+        """The body as it is: its messages, its function tools, its other keys."""
+        messages = body.get("messages")
+        tools: list[dict[str, Any]] = []
+        notes: list[str] = []
+        declared = body.get("tools")
+        for item in declared if isinstance(declared, list) else []:
+            function = item.get("function") if isinstance(item, Mapping) else None
+            if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+                tools.append(dict(item))
+            else:
+                kind = item.get("type") if isinstance(item, Mapping) else type(item).__name__
+                notes.append(f"tool of type {kind!r} is not a function tool and is not registered")
+        return ChatRequest(
+            model=_model_of(url, body),
+            messages=list(messages) if isinstance(messages, list) else [],
+            tools=tools,
+            settings={k: v for k, v in body.items() if k not in ("messages", "tools")},
+            stream=body.get("stream") is True,
+            notes=tuple(notes),
+        )
+
+    def reader(self, *, request_id: str | None) -> _ChatReader:
+        """A reader over `ChatStreamAssembler`."""
+        return _ChatReader(request_id)
+
+    def as_events(self, body: object, *, request_id: str | None) -> Sequence[object]:
+        """A completion as one wire chunk; an error body as itself."""
+        if isinstance(body, Mapping):
+            if isinstance(body.get("choices"), list):
+                return [_as_wire_chunk(body)]
+            if body.get("error"):
+                return [body]
+        raise malformed(f"a body that is not a chat completion: {shown(body)}", request_id)
+
+    def failure(
+        self,
+        status: int,
+        body: object,
+        headers: Mapping[str, str],
+        *,
+        request_id: str | None,
+    ) -> LlmFailure:
+        """`failure_from_http`."""
+        return failure_from_http(status, body, headers, request_id=request_id)
+
+    def request_id(self, headers: Mapping[str, str]) -> str | None:
+        """The ``x-request-id`` header."""
+        return request_id_of(headers.get("x-request-id"))
+
+
+OPENAI_CHAT = OpenAIChat()
+"""The chat-completions format."""
