@@ -21,17 +21,26 @@ from urllib.parse import urlsplit
 
 from ._format import WireFormat
 from ._openai_chat import OPENAI_CHAT
+from .anthropic import ANTHROPIC_MESSAGES
+from .gemini import GEMINI
+from .responses import OPENAI_RESPONSES
 
 __all__ = ["FORMATS", "detect", "format_named", "not_a_model_call"]
 
 FORMATS: tuple[WireFormat, ...] = (
+    ANTHROPIC_MESSAGES,
+    OPENAI_RESPONSES,
+    GEMINI,
     OPENAI_CHAT,
 )
 """Every format, in the order `detect` asks them."""
 
 
 def detect(method: str, url: str, body: object) -> WireFormat | None:
-    """The format of a recorded request, or None when it is no model call we know."""
+    """The format of a recorded request, or None when it is no model call we know
+    (side endpoints such as token counting are never a format's, whatever their body)."""
+    if not_a_model_call(method, url, body):
+        return None
     for candidate in FORMATS:
         if candidate.matches(method, url, body):
             return candidate
