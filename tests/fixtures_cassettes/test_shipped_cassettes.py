@@ -1,7 +1,8 @@
 """The cassettes shipped in ``fixtures/cassettes/`` replay cleanly and stay what they claim.
 
 Corpus copies are byte-identical to the third-party files in ``tests/corpora/cassettes``
-and fully attributed; loopback recordings show the behaviour their name promises and
+(chat-completions) and ``tests/corpora/provider-cassettes`` (the other wire formats) and
+fully attributed; loopback recordings show the behaviour their name promises and
 are reproduced by the regenerator; no file holds a secret.
 """
 
@@ -25,12 +26,16 @@ from harness_conformance.events import StepStartEvent, ToolCallEvent, ToolResult
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "fixtures" / "cassettes"
 CORPUS = SHIPPED / "corpus"
+PROVIDERS = SHIPPED / "providers"
 LOOPBACK = SHIPPED / "loopback"
 SOURCE = ROOT / "tests" / "corpora" / "cassettes"
+PROVIDER_SOURCE = ROOT / "tests" / "corpora" / "provider-cassettes"
 ATTRIBUTION = SHIPPED / "ATTRIBUTION.md"
+WIRE_FORMATS = ("anthropic-messages", "openai-responses", "gemini")
 
 CASSETTES = sorted(SHIPPED.rglob("*.yaml"))
 CORPUS_FILES = sorted(CORPUS.rglob("*.yaml"))
+PROVIDER_FILES = sorted(PROVIDERS.rglob("*.yaml"))
 LOOPBACK_NAMES = sorted(path.stem for path in LOOPBACK.glob("*.yaml"))
 
 
@@ -49,6 +54,8 @@ def _loopback(name: str) -> ForeignReplay:
 
 def test_the_shipped_set_is_there() -> None:
     assert 10 <= len(CORPUS_FILES) <= 16
+    for wire in WIRE_FORMATS:
+        assert len(list((PROVIDERS / wire).rglob("*.yaml"))) >= 3, wire
     assert {
         "plain_text",
         "reasoning",
@@ -80,16 +87,46 @@ def test_holds_no_secret(path: Path) -> None:
 # -- the corpus copies -------------------------------------------------------------------
 
 
+def test_provider_attribution_agrees_with_the_provider_corpus() -> None:
+    readme = (PROVIDER_SOURCE / "README.md").read_text(encoding="utf-8")
+    index = (PROVIDER_SOURCE / "INDEX.md").read_text(encoding="utf-8")
+    for name, cells in _attributed().items():
+        if not name.startswith("providers/"):
+            continue
+        project = Path(name).parts[2]
+        row = next(line for line in readme.splitlines() if line.startswith(f"| `{project}` |"))
+        assert cells[1].strip("`") in row, name
+        assert f"| `{Path(name).name}` | {cells[2]} |" in index, name
+
+
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=_id)
 def test_corpus_copy_is_byte_identical_to_its_source(path: Path) -> None:
     source = SOURCE / path.relative_to(CORPUS)
     assert path.read_bytes() == source.read_bytes()
 
 
+@pytest.mark.parametrize("path", PROVIDER_FILES, ids=_id)
+def test_provider_copy_is_byte_identical_to_its_source(path: Path) -> None:
+    relative = path.relative_to(PROVIDERS)
+    assert path.read_bytes() == (PROVIDER_SOURCE / relative).read_bytes()
+    licence = path.parent / "LICENSE"
+    assert licence.read_bytes() == (PROVIDER_SOURCE / relative.parent / "LICENSE").read_bytes()
+
+
+@pytest.mark.parametrize("path", PROVIDER_FILES, ids=_id)
+def test_provider_copy_replays_in_the_format_of_its_folder(path: Path) -> None:
+    wire = path.relative_to(PROVIDERS).parts[0]
+    replay = _replay(path)
+    assert replay.sessions
+    assert {session.wire for session in replay.sessions} == {wire}
+    played = [event for event in replay.events if isinstance(event, ToolCallEvent)]
+    assert len(played) == replay.tool_calls
+
+
 def _attributed() -> dict[str, list[str]]:
     rows: dict[str, list[str]] = {}
     for line in ATTRIBUTION.read_text(encoding="utf-8").splitlines():
-        match = re.match(r"\| `(corpus/[^`]+)` \|(.*)\|$", line)
+        match = re.match(r"\| `((?:corpus|providers)/[^`]+)` \|(.*)\|$", line)
         if match:
             rows[match[1]] = [cell.strip() for cell in match[2].split("|")]
     return rows
@@ -97,7 +134,7 @@ def _attributed() -> dict[str, list[str]]:
 
 def test_attribution_lists_exactly_the_corpus_files() -> None:
     listed = _attributed()
-    assert sorted(listed) == sorted(_id(path) for path in CORPUS_FILES)
+    assert sorted(listed) == sorted(_id(path) for path in CORPUS_FILES + PROVIDER_FILES)
     for name, cells in listed.items():
         repository, commit, original, licence, why = cells
         assert re.fullmatch(
@@ -112,6 +149,8 @@ def test_attribution_lists_exactly_the_corpus_files() -> None:
 def test_attribution_agrees_with_the_corpus_readme() -> None:
     readme = (SOURCE / "README.md").read_text(encoding="utf-8")
     for name, cells in _attributed().items():
+        if name.startswith("providers/"):
+            continue
         project = Path(name).parts[1]
         commit = cells[1].strip("`")
         assert f"| `{project}` |" in readme

@@ -287,6 +287,9 @@ def _session(session: SessionTimeline, total: int) -> str:
     if session.interactions is not None:
         shown = ", ".join(str(index) for index in session.interactions)
         meta.append(f"interactions: {_e(shown)}")
+    if session.wire is not None:
+        meta.append(f"wire format: {_e(session.wire)}")
+    meta += [f"server-side tool: {_e(call)}, run by the provider" for call in session.server_calls]
     meta += [f"prompt {i}: {_e(p[:300])}" for i, p in enumerate(session.prompts, start=1)]
     meta += [f"note: {_e(note)}" for note in session.notes]
     body = "".join(

@@ -215,6 +215,10 @@ class SessionTimeline:
     """The cassette interactions the session covers; ``None`` for a session log."""
     events: int
     notes: tuple[str, ...] = ()
+    wire: str | None = None
+    """The wire format a replayed cassette's session was recorded in; ``None`` for a log."""
+    server_calls: tuple[str, ...] = ()
+    """Tools the provider ran itself during the session, each as ``name (type)``."""
     system: str | None = None
     """The system text the model was given, as recorded (a log may hold a placeholder)."""
     tools: tuple[ToolDefinition, ...] = ()

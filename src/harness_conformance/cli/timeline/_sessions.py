@@ -43,6 +43,7 @@ from ...events import (
 from ...invariants import Violation
 from ...redaction._redact import redact_events
 from ...redaction._secret import declared_secrets
+from ...wire import detect
 from ._model import (
     AssistantEntry,
     ChunkGroup,
@@ -228,7 +229,11 @@ def _build(
 def timeline_of_replay(replay: ForeignReplay, profile: str) -> Timeline:
     """The timeline of a replayed cassette, one session per rebuilt session, with the
     system text and the tools its recorded requests offered."""
-    bodies = {item.index: item.request_body for item in load_foreign_cassette(replay.path)}
+    bodies: dict[int, object] = {}
+    for item in load_foreign_cassette(replay.path):
+        wire = detect(item.method, item.uri, item.request_body)
+        if wire is not None:
+            bodies[item.index] = {"tools": wire.read_request(item.uri, item.request_body).tools}
     sessions = []
     for number, foreign in enumerate(replay.sessions, start=1):
         session = SessionTimeline(
@@ -238,6 +243,8 @@ def timeline_of_replay(replay: ForeignReplay, profile: str) -> Timeline:
             interactions=foreign.interactions,
             events=len(foreign.events),
             notes=foreign.notes,
+            wire=foreign.wire,
+            server_calls=tuple(f"{call.name} ({call.type})" for call in foreign.server_calls),
             system=foreign.system,
             tools=request_tools(bodies.get(index) for index in foreign.interactions),
         )

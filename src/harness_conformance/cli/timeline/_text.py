@@ -185,6 +185,10 @@ def _session(session: SessionTimeline, total: int) -> list[str]:
     if session.interactions is not None:
         shown = ", ".join(str(index) for index in session.interactions)
         lines.append(f"{_INDENT}{plural(len(session.interactions), 'interaction')}: {shown}")
+    if session.wire is not None:
+        lines.append(f"{_INDENT}wire format: {session.wire}")
+    for call in session.server_calls:
+        lines.append(f"{_INDENT}server-side tool: {call}, run by the provider")
     for number, prompt in enumerate(session.prompts, start=1):
         lines.append(f"{_INDENT}prompt {number}: {clip(prompt, 120)}")
     for note in session.notes:
