@@ -31,7 +31,17 @@ def _count_checks() -> dict[str, int]:
         len(json.loads(path.read_text("utf-8"))["cases"])
         for path in (CONFORMANCE / "errors").glob("*.json")
     )
-    return {"schema": schema, "invariants": invariants, "replay": replay, "errors": errors}
+    wire = sum(
+        len(json.loads(path.read_text("utf-8"))["cases"])
+        for path in (CONFORMANCE / "wire").glob("*.json")
+    )
+    return {
+        "schema": schema,
+        "invariants": invariants,
+        "replay": replay,
+        "errors": errors,
+        "wire": wire,
+    }
 
 
 def _known_gaps() -> list[str]:

@@ -39,7 +39,7 @@ def test_a_source_checkout_runs_the_repository_folder_by_default(
     assert shipped_vectors() == CONFORMANCE
     assert main(["conformance"]) == 0
     out = capsys.readouterr().out
-    for kind in ("schema", "invariants", "replay", "errors"):
+    for kind in ("schema", "invariants", "replay", "errors", "wire"):
         assert f"{kind} vectors in {CONFORMANCE / kind}: " in out
     assert ", 0 failed, " in out
 

@@ -1,7 +1,7 @@
 """The ``conformance`` command: run the language-neutral vectors of a directory.
 
-``DIR`` is a conformance directory holding ``schema/``, ``invariants/``, ``replay/``
-and ``errors/`` (each kind runs when its folder exists), or one kind's folder itself;
+``DIR`` is a conformance directory holding ``schema/``, ``invariants/``, ``replay/``,
+``errors/`` and ``wire/`` (each kind runs when its folder exists), or one kind's folder itself;
 without it the command runs the vectors this package ships (:func:`shipped_vectors`). The
 command prints a table per kind (one row per vector), every failure with what the
 vector expects and what this library gave, and the totals; the exit status is 1 when
@@ -24,7 +24,7 @@ from ._report import unreadable
 
 __all__ = ["KINDS", "add_conformance", "detect_kinds", "shipped_vectors"]
 
-KINDS = ("schema", "invariants", "replay", "errors")
+KINDS = ("schema", "invariants", "replay", "errors", "wire")
 """The kinds of vectors, in the order they run."""
 
 PACKAGED_FOLDER = "_vectors"
@@ -72,6 +72,8 @@ def detect_kinds(directory: Path) -> list[tuple[str, Path]]:
     shows_logs = isinstance(first, dict) and ("log" in first or "logs" in first)
     if shows_logs:
         return [("invariants", directory)]
+    if isinstance(first, dict) and "format" in first:
+        return [("wire", directory)]
     return [("errors" if _shows_errors(first) else "schema", directory)]
 
 
@@ -101,7 +103,7 @@ def _run_tallied(
     checks: Callable[[Any], int],
     progress: Progress,
 ) -> tuple[list[_Row], list[Any]]:
-    """Run schema, invariant or error vectors one at a time, one table row each."""
+    """Run schema, invariant, error or wire vectors one at a time, one table row each."""
     rows, outcomes = [], []
     for vector in vectors:
         found = run([vector])
@@ -148,6 +150,18 @@ def _run_errors(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]
     )
 
 
+def _run_wire(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
+    from ..conformance import load_wire_vectors, run_wire_vectors
+
+    return _run_tallied(
+        "wire",
+        load_wire_vectors(folder),
+        run_wire_vectors,
+        lambda vector: len(vector.cases),
+        progress,
+    )
+
+
 def _run_replay(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
     from ..conformance import load_replay_vectors, run_replay_vector
 
@@ -171,6 +185,7 @@ _RUNNERS: dict[str, Callable[[Path, Progress], tuple[list[_Row], list[Any]]]] = 
     "invariants": _run_invariants,
     "replay": _run_replay,
     "errors": _run_errors,
+    "wire": _run_wire,
 }
 
 
@@ -208,7 +223,7 @@ def _run_conformance(args: argparse.Namespace) -> int:
     if not kinds:
         raise UsageError(
             f"{directory} holds no conformance vectors: expected schema/, invariants/, "
-            "replay/ or errors/ folders, or vector files"
+            "replay/, errors/ or wire/ folders, or vector files"
         )
     results: list[tuple[str, Path, list[_Row], list[Any]]] = []
     total = sum(_count(folder, kind) for kind, folder in kinds)
@@ -253,7 +268,7 @@ def add_conformance(commands: Any) -> None:
         "conformance",
         help="run the language-neutral conformance vectors",
         description=(
-            "Run the schema, invariant, replay and error vectors of a conformance directory "
+            "Run the schema, invariant, replay, error and wire vectors of a conformance directory "
             "(or of one kind's folder) against this library."
         ),
     )

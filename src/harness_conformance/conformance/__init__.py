@@ -1,10 +1,11 @@
 """Load and run the language-neutral conformance vectors of ``conformance/``.
 
-There are four kinds, each with a loader and a runner: schema vectors
+There are five kinds, each with a loader and a runner: schema vectors
 (`load_schema_vectors`, `run_schema_vectors`), invariant vectors
 (`load_invariant_vectors`, `run_invariant_vectors`), replay vectors
-(`load_replay_vectors`, `run_replay_vectors`) and error vectors
-(`load_error_vectors`, `run_error_vectors`); this package names them all.
+(`load_replay_vectors`, `run_replay_vectors`), error vectors
+(`load_error_vectors`, `run_error_vectors`) and wire vectors
+(`load_wire_vectors`, `run_wire_vectors`); this package names them all.
 
 Each kind has its known gaps: predicates that claim a case this
 library knowingly disagrees with and return the reason, so the case is skipped, never
@@ -60,6 +61,15 @@ from ._schema import (
     load_schema_vectors,
     run_schema_vectors,
 )
+from ._wire import (
+    WIRE_KNOWN_GAPS,
+    WireCase,
+    WireVector,
+    load_wire_vectors,
+    run_wire_case,
+    run_wire_vectors,
+    wire_known_gap,
+)
 
 __all__ = [
     "ERROR_KNOWN_GAPS",
@@ -67,6 +77,7 @@ __all__ = [
     "KNOWN_GAPS",
     "META_SCHEMA_NAME",
     "REPLAY_KNOWN_GAPS",
+    "WIRE_KNOWN_GAPS",
     "ErrorCase",
     "ErrorVector",
     "InvariantCase",
@@ -79,6 +90,8 @@ __all__ = [
     "SchemaVector",
     "VectorFailure",
     "VectorFileError",
+    "WireCase",
+    "WireVector",
     "error_known_gap",
     "invariant_known_gap",
     "known_gap",
@@ -86,6 +99,7 @@ __all__ = [
     "load_invariant_vectors",
     "load_replay_vectors",
     "load_schema_vectors",
+    "load_wire_vectors",
     "refusal_outcome",
     "replay_cassette",
     "replay_known_gap",
@@ -97,6 +111,9 @@ __all__ = [
     "run_replay_vector",
     "run_replay_vectors",
     "run_schema_vectors",
+    "run_wire_case",
+    "run_wire_vectors",
     "same_json",
     "slug",
+    "wire_known_gap",
 ]
