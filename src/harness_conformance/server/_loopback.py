@@ -30,6 +30,7 @@ import anyio.to_thread
 
 from ..models.scripted import ScriptError
 from . import _wire
+from ._formats import Reply, writer_for
 from ._script import (
     ErrorResponse,
     HangResponse,
@@ -43,7 +44,6 @@ from ._script import (
 
 __all__ = ["LoopbackModelServer"]
 
-_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 _MAX_BODY = 16 * 1024 * 1024
 _IDLE_TIMEOUT = 10.0
 _JOIN_TIMEOUT = 5.0
@@ -283,7 +283,7 @@ class LoopbackModelServer:
         with self._lock:
             self.requests.append(request)
             number = len(self.requests)
-        if request.path not in _PATHS:
+        if writer_for(request.path) is None:
             self._problem(handler, f"request {number} went to unknown path {request.path!r}")
             return
         if number > len(self.script):
@@ -308,38 +308,33 @@ class LoopbackModelServer:
     def _answer(
         self, handler: _Handler, request: RecordedRequest, entry: Response, number: int
     ) -> None:
-        body = request.body if isinstance(request.body, dict) else {}
-        model = str(body.get("model") or "loopback")
-        completion_id = f"chatcmpl-loopback-{number}"
-        created = int(time.time())
+        writer = writer_for(request.path)
+        if writer is None:  # _serve has answered unknown paths already
+            return
         if isinstance(entry, ErrorResponse):
-            data, content_type = _wire.error_body(entry)
+            data, content_type = writer.error_body(entry)
             handler.send_bytes(entry.status, data, content_type, dict(entry.headers))
         elif isinstance(entry, MalformedResponse):
             handler.send_bytes(200, entry.raw, entry.content_type, dict(entry.headers))
         elif isinstance(entry, HangResponse):
             if entry.headers_first:
                 handler.start_stream({})
-                chunks = _wire.hang_chunks(
-                    entry, completion_id=completion_id, model=model, created=created
-                )
-                for frame in _wire.sse_frames(chunks, keep_alive=False, done=False):
+                model = writer.model_of(request) or "loopback"
+                reply = Reply(request=request, number=number, model=model, created=int(time.time()))
+                for frame in writer.hang_frames(entry, reply):
                     handler.send_frame(frame)
             self._stall(handler, entry.limit)
             handler.close_connection = True
-        elif request.streamed:
-            chunks = _wire.completion_chunks(
-                entry, completion_id=completion_id, model=model, created=created
-            )
-            handler.start_stream(dict(entry.headers))
-            for frame in _wire.sse_frames(chunks, keep_alive=entry.keep_alive, done=entry.done):
-                handler.send_frame(frame)
-            handler.end_stream()
         else:
-            value = _wire.completion_object(
-                entry, completion_id=completion_id, model=model, created=created
-            )
-            handler.send_json(200, value, dict(entry.headers))
+            model = entry.model or writer.model_of(request) or "loopback"
+            reply = Reply(request=request, number=number, model=model, created=int(time.time()))
+            if writer.streamed(request):
+                handler.start_stream(dict(entry.headers))
+                for frame in writer.stream_frames(entry, reply):
+                    handler.send_frame(frame)
+                handler.end_stream()
+            else:
+                handler.send_json(200, writer.body(entry, reply), dict(entry.headers))
 
     def _stall(self, handler: _Handler, limit: float) -> None:
         """Wait until the client hangs up, the server stops, or ``limit`` passes."""

@@ -76,6 +76,11 @@ def _text_of(value: object) -> str | None:
 def _tool_content(response: object) -> str:
     if isinstance(response, str):
         return response
+    if isinstance(response, Mapping) and len(response) == 1:
+        # The form a client writes plain text output in: {"output": "..."}.
+        output = response.get("output")
+        if isinstance(output, str):
+            return output
     if isinstance(response, list) and all(
         isinstance(item, Mapping) and isinstance(item.get("text"), str) for item in response
     ):

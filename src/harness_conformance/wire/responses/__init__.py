@@ -7,8 +7,11 @@ read as chat-completions messages. Responses are ``response.*`` event streams, o
 one ``{"object": "response", "output": [...]}`` body read as the events its stream
 would carry; both yield the chunk grammar of every format, with the tools the
 provider ran itself (web search, MCP, tool search...) reported apart as server calls.
+`request_body` goes the other way, writing the loop's chat-completions request as a
+Responses body, for the model that records this format.
 """
 
 from ._adapter import OPENAI_RESPONSES, OpenAIResponses
+from ._write import request_body
 
-__all__ = ["OPENAI_RESPONSES", "OpenAIResponses"]
+__all__ = ["OPENAI_RESPONSES", "OpenAIResponses", "request_body"]
