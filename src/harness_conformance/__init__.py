@@ -35,7 +35,14 @@ from .events import (
     write_session_log,
 )
 from .invariants import InvariantChecker, Violation, check_log
-from .models import OpenAICompatibleModel, ScriptedModel
+from .models import (
+    AnthropicModel,
+    GeminiModel,
+    OpenAICompatibleModel,
+    OpenAIResponsesModel,
+    ScriptedModel,
+    model_for,
+)
 from .reenactment import EventDifference, Reenactment, reenact
 from .replay import SessionRun, replay_session
 from .schema import from_json_schema, parse_arguments, s, to_json_schema, validate_args
@@ -46,10 +53,12 @@ __all__ = [
     "UNKNOWN_CODE",
     "AbortError",
     "Agent",
+    "AnthropicModel",
     "CassetteError",
     "EventDifference",
     "ForeignReplay",
     "ForeignSession",
+    "GeminiModel",
     "HarnessError",
     "InvalidToolCall",
     "InvariantChecker",
@@ -57,6 +66,7 @@ __all__ = [
     "LlmError",
     "LlmFailure",
     "OpenAICompatibleModel",
+    "OpenAIResponsesModel",
     "Reenactment",
     "RetryPolicy",
     "SchemaError",
@@ -81,6 +91,7 @@ __all__ = [
     "error_chain",
     "error_info",
     "from_json_schema",
+    "model_for",
     "parse_arguments",
     "read_session_log",
     "reenact",

@@ -1,12 +1,16 @@
 """Models the agent loop can drive."""
 
+from ._anthropic import AnthropicModel
 from ._base import Model, ModelRequest
+from ._gemini import GeminiModel
 from ._openai_compat import (
     DEEPSEEK_BASE_URL,
     DEFAULT_TIMEOUT,
     OpenAICompatibleModel,
     credential_env_vars,
 )
+from ._providers import PROVIDERS, Provider, model_for
+from ._responses import OpenAIResponsesModel
 from .scripted import (
     Fail,
     Hang,
@@ -21,16 +25,22 @@ from .scripted import (
 __all__ = [
     "DEEPSEEK_BASE_URL",
     "DEFAULT_TIMEOUT",
+    "PROVIDERS",
+    "AnthropicModel",
     "Fail",
+    "GeminiModel",
     "Hang",
     "Model",
     "ModelRequest",
     "OpenAICompatibleModel",
+    "OpenAIResponsesModel",
+    "Provider",
     "Reply",
     "ScriptError",
     "ScriptedModel",
     "credential_env_vars",
     "max_tokens_reply",
+    "model_for",
     "text_reply",
     "tool_calls_reply",
 ]

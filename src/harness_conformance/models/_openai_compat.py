@@ -30,7 +30,6 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import suppress
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -42,6 +41,7 @@ from ..events import Chunk
 from ..wire._chat_stream import ChatStreamAssembler
 from ._base import ModelRequest
 from ._errors import provider_errors, request_id_of
+from ._sdk_model import DEFAULT_TIMEOUT, SdkModel
 
 if TYPE_CHECKING:
     import ssl
@@ -53,8 +53,6 @@ __all__ = ["DEEPSEEK_BASE_URL", "DEFAULT_TIMEOUT", "OpenAICompatibleModel", "cre
 DEEPSEEK_BASE_URL = "https://api.deepseek.com"
 """The base URL used when none is given."""
 
-DEFAULT_TIMEOUT = 120.0
-"""Seconds allowed for connecting and for each read; keep-alive comments reset it."""
 
 _CLOSE_TIMEOUT = 2.0
 _EVENT_STREAM = "text/event-stream"
@@ -113,7 +111,7 @@ def _wire_dict(item: object) -> object:
     return item
 
 
-class OpenAICompatibleModel:
+class OpenAICompatibleModel(SdkModel):
     """A `Model` backed by a chat-completions endpoint (DeepSeek by default).
 
     ``client`` takes a ready ``openai.AsyncOpenAI`` (its own base URL, key, timeout and
@@ -137,98 +135,31 @@ class OpenAICompatibleModel:
         max_retries: int | None = None,
         extra_body: Mapping[str, Any] | None = None,
     ) -> None:
-        if client is not None and not (
-            base_url is None and api_key is None and timeout is None and max_retries is None
-        ):
-            raise ValueError(
-                "pass base_url, api_key, timeout and max_retries to the client you built, "
-                "or leave client out and let the model build one"
-            )
-        self._model = model
-        self._base_url = base_url if base_url is not None else DEEPSEEK_BASE_URL
-        self._api_key = api_key
-        self._given_client = client
-        self._timeout = DEFAULT_TIMEOUT if timeout is None else timeout
-        self._max_retries = 0 if max_retries is None else max_retries
-        self._extra_body = dict(extra_body or {})
-        self._owned: AsyncOpenAI | None = None
-        self._owned_loop: object = None
-
-    @property
-    def name(self) -> str:
-        """The model name sent with every request (unless settings override it)."""
-        return self._model
-
-    @property
-    def base_url(self) -> str:
-        """Where requests go."""
-        if self._given_client is not None:
-            return str(self._given_client.base_url)
-        return self._base_url
-
-    def __repr__(self) -> str:
-        return f"OpenAICompatibleModel({self._model!r}, base_url={self.base_url!r})"
-
-    # -- the client -------------------------------------------------------------------
-
-    def _api_key_now(self) -> str:
-        if self._api_key:
-            return self._api_key
-        names = credential_env_vars(self._base_url)
-        for name in names:
-            value = os.environ.get(name, "").strip()
-            if value:
-                return value
-        wanted = " or ".join(names)
-        raise LlmError(
-            LlmFailure(
-                message=(
-                    f"no API key for {self._base_url}: pass api_key= to "
-                    f"OpenAICompatibleModel or set {wanted}"
-                ),
-                code="MISSING_CREDENTIAL",
-            )
+        super().__init__(
+            model,
+            base_url=base_url,
+            api_key=api_key,
+            client=client,
+            timeout=timeout,
+            max_retries=max_retries,
+            extra_body=extra_body,
         )
 
-    def _client(self) -> AsyncOpenAI:
-        """The SDK client for this event loop; built on first use in each loop, since
-        its connection pool belongs to the loop that opened it."""
-        if self._given_client is not None:
-            return self._given_client
-        loop = anyio.lowlevel.current_token()
-        if self._owned is not None and self._owned_loop == loop:
-            return self._owned
-        key = self._api_key_now()
+    DEFAULT_BASE_URL = DEEPSEEK_BASE_URL
+
+    def _key_names(self) -> tuple[str, ...]:
+        return credential_env_vars(self._base_url)
+
+    def _build_client(self, key: str) -> AsyncOpenAI:
         from openai import AsyncOpenAI
 
-        self._owned = AsyncOpenAI(
+        return AsyncOpenAI(
             api_key=key,
             base_url=self._base_url,
             timeout=self._timeout,
             max_retries=self._max_retries,
             http_client=_http_client(),
         )
-        self._owned_loop = loop
-        return self._owned
-
-    async def aclose(self) -> None:
-        """Close the client this model built in the running event loop (a client passed
-        in is left open). Call it before the loop ends, or the client's idle connections
-        are left for the garbage collector."""
-        owned, self._owned = self._owned, None
-        if owned is not None and self._owned_loop == anyio.lowlevel.current_token():
-            await owned.close()
-
-    async def __aenter__(self) -> OpenAICompatibleModel:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     # -- one call ---------------------------------------------------------------------
 

@@ -1,0 +1,109 @@
+"""The recording models by wire format, with each provider's defaults.
+
+`model_for` builds the model that speaks one wire format through its provider's
+official SDK: chat-completions through ``openai`` (`OpenAICompatibleModel`), Anthropic
+Messages through ``anthropic``, OpenAI Responses through ``openai`` and Gemini through
+``google-genai``. `PROVIDERS` names each format's default model, base URL and the
+environment variables its key is read from; the command line's ``record --provider``
+and the pytest plugin's ``--hc-provider`` both go through it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from ._base import Model
+
+__all__ = ["PROVIDERS", "Provider", "model_for"]
+
+
+@dataclass(frozen=True)
+class Provider:
+    """How to build the model of one wire format."""
+
+    wire: str
+    """The wire format, as `harness_conformance.wire` names it."""
+    default_model: str
+    """The model used when none is named."""
+    base_url: str
+    """The API base URL used when none is given."""
+    key_env: tuple[str, ...]
+    """Environment variables searched for the API key, in order."""
+    extra: str | None
+    """The ``pip install "harness-conformance[...]"`` extra its SDK comes with, if any."""
+    _path: str
+    """``module:Class`` of the model."""
+
+    def model_class(self) -> type[Any]:
+        """The model class (importing it may need the extra's SDK only when it is used)."""
+        module, _, name = self._path.partition(":")
+        found: type[Any] = getattr(importlib.import_module(module, __package__), name)
+        return found
+
+
+PROVIDERS: Mapping[str, Provider] = MappingProxyType(
+    {
+        "openai-chat": Provider(
+            "openai-chat",
+            "deepseek-chat",
+            "https://api.deepseek.com",
+            ("DEEPSEEK_API_KEY", "OPENAI_API_KEY"),
+            None,
+            "._openai_compat:OpenAICompatibleModel",
+        ),
+        "anthropic-messages": Provider(
+            "anthropic-messages",
+            "claude-sonnet-4-5",
+            "https://api.anthropic.com",
+            ("ANTHROPIC_API_KEY",),
+            "anthropic",
+            "._anthropic:AnthropicModel",
+        ),
+        "openai-responses": Provider(
+            "openai-responses",
+            "gpt-4.1-mini",
+            "https://api.openai.com/v1",
+            ("OPENAI_API_KEY",),
+            None,
+            "._responses:OpenAIResponsesModel",
+        ),
+        "gemini": Provider(
+            "gemini",
+            "gemini-2.5-flash",
+            "https://generativelanguage.googleapis.com",
+            ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            "gemini",
+            "._gemini:GeminiModel",
+        ),
+    }
+)
+"""Every wire format the library records, by name."""
+
+
+def model_for(
+    wire: str,
+    model: str | None = None,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    **options: Any,
+) -> Model:
+    """The model speaking ``wire`` (`PROVIDERS` names them), with that provider's default
+    model and base URL where none is given; ``options`` go to its constructor
+    (``timeout``, ``max_retries``, ``extra_body``...). `ValueError` names the formats
+    for an unknown one."""
+    provider = PROVIDERS.get(wire)
+    if provider is None:
+        known = ", ".join(PROVIDERS)
+        raise ValueError(f"no provider speaks the wire format {wire!r}; choose one of: {known}")
+    made: Model = provider.model_class()(
+        model or provider.default_model,
+        base_url=base_url or provider.base_url,
+        api_key=api_key,
+        **options,
+    )
+    return made
