@@ -1,6 +1,7 @@
 """The cassette scrubber: credential headers dropped, declared secrets replaced.
 
-`Scrubber` removes the `SECRET_HEADERS` and replaces every declared secret (the ones it
+`Scrubber` removes the `SECRET_HEADERS`, replaces the values of the `SECRET_QUERY_PARAMS`
+of a request URL (Gemini's ``?key=``), and replaces every declared secret (the ones it
 is given and the values of the `SECRET_ENV_VARS`) with `REDACTED` in header values, the
 URI and bodies, in each spelling `Redactor` knows (percent-encoded, JSON-escaped,
 base64). A streamed response body gets one more pass: a secret cut across the deltas
@@ -10,17 +11,18 @@ holds the placeholder and the stream keeps its events.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from vcr.request import Request  # type: ignore[import-untyped]
 
 from ..redaction._redact import Redactor, redact_split
-from ..redaction._secret import Secret, declared_secrets
+from ..redaction._secret import REDACTED, Secret, declared_secrets
 from ._format import decoded_response
 from ._sse import sse_items, sse_text
 
-__all__ = ["SECRET_HEADERS", "Scrubber", "scrub_stream"]
+__all__ = ["SECRET_HEADERS", "SECRET_QUERY_PARAMS", "Scrubber", "scrub_query", "scrub_stream"]
 
 SECRET_HEADERS = frozenset(
     {
@@ -35,6 +37,26 @@ SECRET_HEADERS = frozenset(
     }
 )
 """Headers dropped from every recorded request and response (names lower-case)."""
+
+SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "apikey", "access_token"})
+"""URL query parameters whose values are replaced in every recorded request (names
+compared without regard to case)."""
+
+_QUERY_PARAM = re.compile(r"(?<=[?&])([^=&#]+)=([^&#]*)")
+
+
+def scrub_query(uri: str) -> str:
+    """``uri`` with the value of every `SECRET_QUERY_PARAMS` parameter replaced by
+    `REDACTED`, as declared secrets are; the rest of the URL is kept byte for byte."""
+    if "?" not in uri:
+        return uri
+
+    def replace(match: re.Match[str]) -> str:
+        name = match[1]
+        return f"{name}={REDACTED}" if name.lower() in SECRET_QUERY_PARAMS else match[0]
+
+    head, mark, rest = uri.partition("?")
+    return head + mark + _QUERY_PARAM.sub(replace, "?" + rest)[1:]
 
 
 def scrub_stream(text: str, redactor: Redactor) -> str:
@@ -103,7 +125,7 @@ class Scrubber:
             body = b"".join(part if isinstance(part, bytes) else part.encode() for part in body)
         return Request(
             request.method,
-            redactor.text(request.uri),
+            scrub_query(redactor.text(request.uri)),
             redactor.value(body),
             self._headers(request.headers, redactor),
         )

@@ -28,7 +28,7 @@ from ..redaction._secret import (
     declared_secrets,
 )
 from ._json_path import json_path_at
-from ._scrub import SECRET_HEADERS, Scrubber
+from ._scrub import SECRET_HEADERS, SECRET_QUERY_PARAMS, Scrubber
 from ._stream_bodies import json_bodies, stream_bodies
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "REDACTED",
     "SECRET_ENV_VARS",
     "SECRET_HEADERS",
+    "SECRET_QUERY_PARAMS",
     "Scrubber",
     "Secret",
     "SecretFinding",

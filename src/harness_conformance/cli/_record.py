@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import CassetteError
 from ..events import DurableEvent, ToolCallEvent, ToolResultEvent
-from ..models._openai_compat import DEEPSEEK_BASE_URL
+from ..models._providers import PROVIDERS
 from ..recording import (
     Recording,
     ScenarioError,
@@ -32,8 +32,7 @@ from ._report import real_path
 
 __all__ = ["add_record", "undeclared_calls"]
 
-DEFAULT_MODEL = "deepseek-chat"
-DEFAULT_KEY_ENV = "DEEPSEEK_API_KEY"
+DEFAULT_PROVIDER = "openai-chat"
 _SHOWN_TEXT = 120
 _UNDECLARED = "UNKNOWN_TOOL"
 
@@ -157,18 +156,22 @@ def _run(args: argparse.Namespace) -> int:
         )
     except ScenarioError as exc:
         raise UsageError(str(exc)) from exc
-    key = Secret(os.environ.get(args.api_key_env, ""))
+    provider = PROVIDERS[args.provider or scenario.provider or DEFAULT_PROVIDER]
+    names = (args.api_key_env,) if args.api_key_env else provider.key_env
+    key = Secret(next((os.environ[n] for n in names if os.environ.get(n, "").strip()), ""))
     if not key.reveal().strip():
+        shown = " or ".join(names)
         raise UsageError(
-            f"the environment variable {args.api_key_env} is not set; export the API key "
-            "there (or name another variable with --api-key-env)"
+            f"the environment variable {shown} is not set; export the API key there (or "
+            "name another variable with --api-key-env)"
         )
     try:
         recording = record_scenario(
             scenario,
             target,
-            model=args.model or scenario.model or DEFAULT_MODEL,
-            base_url=args.base_url or scenario.base_url or DEEPSEEK_BASE_URL,
+            model=args.model or scenario.model or provider.default_model,
+            base_url=args.base_url or scenario.base_url or provider.base_url,
+            provider=provider.wire,
             api_key=key,
             invariants=args.invariants,
             log=_with_folder(log),
@@ -192,9 +195,9 @@ def add_record(commands: Any) -> None:
         "record",
         help="record a session against a live model into a cassette",
         description=(
-            "Send prompts (or a scenario file's prompts and tools) to a live "
-            "OpenAI-compatible model through the agent loop and write the traffic, "
-            "scrubbed of credentials, to a cassette."
+            "Send prompts (or a scenario file's prompts and tools) to a live model "
+            "(chat-completions, Anthropic Messages, OpenAI Responses or Gemini) through "
+            "the agent loop and write the traffic, scrubbed of credentials, to a cassette."
         ),
     )
     parser.add_argument(
@@ -206,15 +209,24 @@ def add_record(commands: Any) -> None:
     parser.add_argument(
         "-o", "--output", required=True, metavar="CASSETTE", help="the file to write"
     )
-    parser.add_argument("--model", default=None, help=f"the model (default {DEFAULT_MODEL})")
     parser.add_argument(
-        "--base-url", default=None, help=f"the API base URL (default {DEEPSEEK_BASE_URL})"
+        "--provider",
+        choices=tuple(PROVIDERS),
+        default=None,
+        help=f"the wire format to record (default {DEFAULT_PROVIDER}, or the scenario's)",
+    )
+    parser.add_argument(
+        "--model", default=None, help="the model (default: the provider's, e.g. deepseek-chat)"
+    )
+    parser.add_argument(
+        "--base-url", default=None, help="the API base URL (default: the provider's)"
     )
     parser.add_argument(
         "--api-key-env",
-        default=DEFAULT_KEY_ENV,
+        default=None,
         metavar="NAME",
-        help=f"the environment variable holding the key (default {DEFAULT_KEY_ENV})",
+        help="the environment variable holding the key (default: the provider's, e.g. "
+        "DEEPSEEK_API_KEY then OPENAI_API_KEY)",
     )
     parser.add_argument("--force", action="store_true", help="record over an existing cassette")
     parser.add_argument(

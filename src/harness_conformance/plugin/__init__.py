@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 _MODES = ("none", "once", "new_episodes", "all", "rewrite")
 _PROFILES = ("off", "seed", "strict")
+_PROVIDERS = ("openai-chat", "anthropic-messages", "openai-responses", "gemini")
 _PATHS_KEY = pytest.StashKey[dict[str, Path]]()
 
 
@@ -33,8 +34,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
          "folder of cassettes (default fixtures/cassettes)"),
         ("--hc-invariants", {"choices": _PROFILES}, "hc_invariants",
          "invariant profile for replays (default strict)"),
+        ("--hc-provider", {"choices": _PROVIDERS}, "hc_provider",
+         "wire format of hc_model: openai-chat (default), anthropic-messages, "
+         "openai-responses or gemini; replays need the one recorded with"),
         ("--hc-model", {}, "hc_model",
-         "model name; replays need the one recorded with (default deepseek-chat)"),
+         "model name; replays need the one recorded with (default: the provider's)"),
         ("--hc-base-url", {}, "hc_base_url",
          "base URL of the model API; replays need the one recorded with"),
     ]  # fmt: skip
@@ -210,7 +214,8 @@ def hc_cassette(request: pytest.FixtureRequest) -> Iterator[HcCassette]:
 
 @pytest.fixture
 def hc_model(hc_cassette: HcCassette) -> Any:
-    """An `OpenAICompatibleModel` for this test: a placeholder key when replaying."""
+    """The model of ``--hc-provider`` (an `OpenAICompatibleModel` by default) for this
+    test: a placeholder key when replaying."""
     return hc_cassette.model()
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..agent import Agent
     from ..cassettes import CassetteUse
     from ..errors import CassetteError
-    from ..models import OpenAICompatibleModel
+    from ..models import Model
     from ..replay import SessionRun
 
 __all__ = [
@@ -88,14 +88,16 @@ class HcCassette:
         """True when responses come only from the file (and the network is blocked)."""
         return bool(self.use.replaying)
 
-    def model(self, name: str | None = None) -> OpenAICompatibleModel:
-        """An `OpenAICompatibleModel` for ``--hc-model``/``--hc-base-url``; when replaying
-        it carries a placeholder key, so no credential is needed."""
-        from ..models import OpenAICompatibleModel
+    def model(self, name: str | None = None) -> Model:
+        """The model of ``--hc-provider`` (`harness_conformance.models.model_for`) for
+        ``--hc-model``/``--hc-base-url``; when replaying it carries a placeholder key, so
+        no credential is needed."""
+        from ..models import model_for
 
         config = self.item.config
-        return OpenAICompatibleModel(
-            name or option(config, "hc_model") or "deepseek-chat",
+        return model_for(
+            option(config, "hc_provider") or "openai-chat",
+            name or option(config, "hc_model"),
             base_url=option(config, "hc_base_url"),
             api_key=REPLAY_KEY if self.replaying else None,
         )

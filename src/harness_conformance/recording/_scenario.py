@@ -2,6 +2,7 @@
 
 A scenario file (YAML or JSON) holds one mapping::
 
+    provider: anthropic-messages    # optional wire format; the command line's --provider wins
     model: deepseek-chat            # optional; the command line's --model wins
     base_url: https://...           # optional; the command line's --base-url wins
     system: You are terse.          # optional
@@ -19,11 +20,12 @@ imported from ``sys.path`` or from the scenario's own folder) with the call's ar
 as keywords. ``parameters`` is a JSON Schema, imported with `from_json_schema`.
 
 `load_scenario` reports the first problem as a `ScenarioError` naming the file, the key
-path and what to do. `record_scenario` runs the real `Agent` loop through an
-`OpenAICompatibleModel` under `use_cassette`, so the cassette is scrubbed of the key,
-scanned for secrets and written only when the whole run completes: the recording goes
-to a temporary file beside the target and is renamed over it at the end, and any
-failure or interruption removes the temporary file.
+path and what to do. `record_scenario` runs the real `Agent` loop through the model of
+the chosen wire format (`harness_conformance.models.model_for`: chat-completions,
+Anthropic Messages, OpenAI Responses or Gemini) under `use_cassette`, so the cassette is
+scrubbed of the key, scanned for secrets and written only when the whole run
+completes: the recording goes to a temporary file beside the target and is renamed over
+it at the end, and any failure or interruption removes the temporary file.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ from ..cassettes import make_vcr, use_cassette
 from ..errors import SchemaError
 from ..events import DurableEvent, ToolCallEvent, write_session_log
 from ..invariants import InvariantChecker, Violation
-from ..models import OpenAICompatibleModel
+from ..models import Model, model_for
+from ..models._providers import PROVIDERS
 from ..parsing._yaml import load_yaml
 from ..redaction._redact import redact_events
 from ..redaction._secret import Secret, declared_secrets
@@ -70,7 +73,7 @@ class ScenarioError(ValueError):
     names the file, the place and what to do."""
 
 
-_TOP_KEYS = ("model", "base_url", "system", "prompts", "tools", "settings")
+_TOP_KEYS = ("provider", "model", "base_url", "system", "prompts", "tools", "settings")
 _TOOL_KEYS = ("name", "description", "parameters", "result", "results", "python")
 _ANSWERS = ("result", "results", "python")
 
@@ -91,6 +94,8 @@ class Scenario:
 
     prompts: tuple[str, ...]
     """One user prompt per turn."""
+    provider: str | None = None
+    """The wire format named by the file, if any."""
     model: str | None = None
     """The model named by the file, if any."""
     base_url: str | None = None
@@ -273,8 +278,11 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     texts = tuple(_text(file, f"prompts[{i}]", p) for i, p in enumerate(prompts))
     optional = {
         key: _text(file, key, document[key]) if document.get(key) is not None else None
-        for key in ("model", "base_url", "system")
+        for key in ("provider", "model", "base_url", "system")
     }
+    if optional["provider"] is not None and optional["provider"] not in PROVIDERS:
+        known = ", ".join(PROVIDERS)
+        raise _problem(file, "provider", f"must be one of {known}")
     raw_tools = document.get("tools") or []
     if not isinstance(raw_tools, list):
         raise _problem(file, "tools", "must be a list of tools")
@@ -288,6 +296,7 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
         raise _problem(file, "settings", "must be a mapping of request fields to values")
     return Scenario(
         prompts=texts,
+        provider=optional["provider"],
         model=optional["model"],
         base_url=optional["base_url"],
         system=optional["system"],
@@ -334,7 +343,7 @@ class Recording:
 
 async def _drive(
     scenario: Scenario,
-    model: OpenAICompatibleModel,
+    model: Model,
     checker: InvariantChecker | None,
 ) -> tuple[list[TurnResult], list[DurableEvent]]:
     listeners = [checker] if checker is not None else []
@@ -364,6 +373,7 @@ def record_scenario(
     api_key: str | Secret,
     invariants: str = "strict",
     log: str | os.PathLike[str] | None = None,
+    provider: str = "openai-chat",
 ) -> Recording:
     """Run ``scenario`` against a live endpoint and record the cassette at ``target``.
 
@@ -371,6 +381,7 @@ def record_scenario(
     interruption included) nothing is left at or beside it. ``invariants`` is ``off``,
     ``seed`` or ``strict``; violations are collected, not raised. ``log`` also writes
     the session log, scrubbed of ``api_key`` and the other declared secrets.
+    ``provider`` is the wire format to record (`harness_conformance.models.PROVIDERS`).
     """
     path = Path(target)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -379,7 +390,7 @@ def record_scenario(
         InvariantChecker(invariants, raise_on_violation=False) if invariants != "off" else None
     )
     key = Secret(api_key)
-    client = OpenAICompatibleModel(model, base_url=base_url, api_key=key.reveal())
+    client = model_for(provider, model, base_url=base_url, api_key=key.reveal())
     try:
         with use_cassette(make_vcr(secrets=[key]), temporary, mode="rewrite") as use:
             results, events = anyio.run(_drive, scenario, client, checker)

@@ -27,7 +27,13 @@ __all__ = [
 REDACTED = "<redacted>"
 """What every declared secret is replaced with in files and output."""
 
-SECRET_ENV_VARS = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
+SECRET_ENV_VARS = (
+    "DEEPSEEK_API_KEY",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+)
 """Environment variables whose values are declared secrets when set."""
 
 MIN_SECRET_LENGTH = 8
