@@ -4,6 +4,9 @@ Each scenario in ``fixtures/scenarios/<name>.yaml`` (prompts, tools, settings) i
 recorded through the same machinery as ``harness-conformance record``, against a
 `LoopbackModelServer` that answers with the script below for that name. The server
 stands in for DeepSeek: same wire format, scripted replies, no key and no network.
+The scenarios of `FORMAT_SCENARIOS` are also recorded through the model of every other
+wire format (`harness_conformance.models.model_for`) into
+``loopback/<format>/<name>.yaml``, the server answering in that format.
 The cassettes record the loopback host and port; replaying them matches interactions
 by order, so the port does not matter.
 
@@ -12,6 +15,7 @@ Usage::
     python scripts/record_loopback_fixtures.py               # every scenario
     python scripts/record_loopback_fixtures.py tool_call     # some of them
     python scripts/record_loopback_fixtures.py --out DIR     # somewhere else
+    python scripts/record_loopback_fixtures.py --formats     # the other wire formats too
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from harness_conformance.models import PROVIDERS
 from harness_conformance.recording._scenario import load_scenario, record_scenario
 from harness_conformance.server import (
     ErrorResponse,
@@ -124,18 +129,27 @@ SCRIPTS: Mapping[str, Sequence[ScriptEntry]] = {
 """The server's replies for each scenario, in the order the loop asks for them."""
 
 
-def record_one(name: str, out: Path) -> Path:
-    """Record scenario ``name`` into ``out/<name>.yaml``; the server must be used up."""
+FORMAT_SCENARIOS = ("plain_text", "reasoning", "tool_call", "parallel_tool_calls", "max_tokens")
+"""The scenarios recorded in every wire format besides chat-completions."""
+
+OTHER_FORMATS = tuple(name for name in PROVIDERS if name != "openai-chat")
+
+
+def record_one(name: str, out: Path, wire: str = "openai-chat") -> Path:
+    """Record scenario ``name`` in wire format ``wire`` into ``out/<name>.yaml``; the
+    server must be used up."""
     scenario = load_scenario(SCENARIOS / f"{name}.yaml")
     target = out / f"{name}.yaml"
+    model = scenario.model if wire == "openai-chat" else None
     with LoopbackModelServer(SCRIPTS[name]) as server:
         record_scenario(
             scenario,
             target,
-            model=scenario.model or "deepseek-chat",
+            model=model or PROVIDERS[wire].default_model,
             base_url=server.base_url,
             api_key=KEY,
             invariants="strict",
+            provider=wire,
         )
         server.assert_consumed()
     return target
@@ -149,13 +163,27 @@ def regenerate(out: Path = OUTPUT, names: Sequence[str] = ()) -> list[Path]:
     return [record_one(name, out) for name in (names or list(SCRIPTS))]
 
 
+def regenerate_formats(out: Path = OUTPUT, formats: Sequence[str] = OTHER_FORMATS) -> list[Path]:
+    """Record `FORMAT_SCENARIOS` in each of ``formats`` into ``out/<format>/``."""
+    written: list[Path] = []
+    for wire in formats:
+        folder = out / wire
+        folder.mkdir(parents=True, exist_ok=True)
+        written += [record_one(name, folder, wire) for name in FORMAT_SCENARIOS]
+    return written
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("names", nargs="*", help="scenarios to record (default: all)")
     parser.add_argument("--out", type=Path, default=OUTPUT, help="the folder to write into")
+    parser.add_argument("--formats", action="store_true", help="also record the other wire formats")
     args = parser.parse_args(argv)
     for path in regenerate(args.out, args.names):
         print(path)
+    if args.formats:
+        for path in regenerate_formats(args.out):
+            print(path)
     return 0
 
 

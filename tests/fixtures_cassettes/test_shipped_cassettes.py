@@ -279,7 +279,7 @@ def test_max_tokens_ends_the_turn_max_tokens() -> None:
 
 # -- the regenerator ---------------------------------------------------------------------
 
-_VOLATILE_KEYS = frozenset({"id", "created", "recorded_at", "host"})
+_VOLATILE_KEYS = frozenset({"id", "created", "created_at", "completed_at", "recorded_at", "host"})
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 
 
@@ -326,3 +326,43 @@ def regenerated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("name", LOOPBACK_NAMES)
 def test_regenerator_reproduces_the_shipped_interactions(regenerated: Path, name: str) -> None:
     assert _interactions(regenerated / f"{name}.yaml") == _interactions(LOOPBACK / f"{name}.yaml")
+
+
+# -- the loopback recordings of the other wire formats ------------------------------------
+
+FORMAT_FILES = sorted(path for path in LOOPBACK.glob("*/*.yaml"))
+
+
+def test_every_other_format_has_its_loopback_recordings() -> None:
+    generator = _generator()
+    for wire in WIRE_FORMATS:
+        assert sorted(p.stem for p in (LOOPBACK / wire).glob("*.yaml")) == sorted(
+            generator.FORMAT_SCENARIOS
+        ), wire
+
+
+@pytest.mark.parametrize("path", FORMAT_FILES, ids=_id)
+def test_a_format_recording_replays_in_its_format_as_the_chat_one_does(path: Path) -> None:
+    replay = _replay(path)
+    chat = _loopback(path.stem)
+    assert [session.wire for session in replay.sessions] == [path.parent.name]
+    assert _reasons(replay) == _reasons(chat)
+    calls = [(e.name, e.arguments) for e in replay.events if isinstance(e, ToolCallEvent)]
+    chat_calls = [(e.name, e.arguments) for e in chat.events if isinstance(e, ToolCallEvent)]
+    assert [name for name, _ in calls] == [name for name, _ in chat_calls]
+    assert [json.loads(a) for _, a in calls] == [json.loads(a) for _, a in chat_calls]
+
+
+@pytest.fixture(scope="module")
+def regenerated_formats(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("loopback-formats")
+    _generator().regenerate_formats(out)
+    return out
+
+
+@pytest.mark.parametrize("path", FORMAT_FILES, ids=_id)
+def test_regenerator_reproduces_the_format_recordings(
+    regenerated_formats: Path, path: Path
+) -> None:
+    again = regenerated_formats / path.relative_to(LOOPBACK)
+    assert _interactions(again) == _interactions(path)
