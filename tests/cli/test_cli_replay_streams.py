@@ -95,7 +95,8 @@ def test_each_replay_is_released_before_the_next_cassette_is_read(
 
     monkeypatch.setattr(_replay, "check_cassette", check)
     main(["replay", str(folder)])
-    assert len(checked) == 17
+    assert len(checked) == len(list(folder.rglob("*.yaml")))
+    assert len(checked) > 17
     assert capsys.readouterr().out.rstrip().endswith("3 errors")
 
 

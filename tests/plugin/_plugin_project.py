@@ -17,7 +17,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anthropic
+import anyio._backends._asyncio
+import google.genai
+import google.genai.types
+import h11
+import httpcore2
+import httpcore2._backends.anyio
+import httpcore2._backends.auto
 import openai.resources.chat.completions
+import openai.resources.responses
 import pytest
 import vcr.stubs.httpx_stubs  # type: ignore[import-untyped]
 import yaml
@@ -27,8 +36,23 @@ import harness_conformance.replay
 from harness_conformance.server import LoopbackModelServer, TextResponse, ToolCallsResponse
 
 # In-process pytester runs drop every module first imported inside them, so without
-# these imports each downstream run would import openai and vcrpy again.
-PRELOADED = (openai.resources.chat.completions, vcr.stubs.httpx_stubs, harness_conformance)
+# these imports each downstream run would import the SDKs and vcrpy again, and a later
+# test would meet two copies of the HTTP stack's exception classes (a timeout raised by
+# one copy is not caught as the other's).
+PRELOADED = (
+    anyio._backends._asyncio,
+    h11,
+    httpcore2,
+    httpcore2._backends.anyio,
+    httpcore2._backends.auto,
+    openai.resources.chat.completions,
+    openai.resources.responses,
+    anthropic,
+    google.genai,
+    google.genai.types,
+    vcr.stubs.httpx_stubs,
+    harness_conformance,
+)
 
 SENTINEL = "sk-sentinel-" + "7f3a9c1e5b2d8f4a6c0e9b1d"
 """The API key of recording runs: it must appear in no file of the project."""
