@@ -54,6 +54,7 @@ ALLOWED: dict[str, set[str]] = {
     "strategies": {"errors", "schema", "tools"},
     "cassettes": CORE | {"_version", "redaction"},
     "recording": CORE | {"cassettes", "redaction"},
+    "chaos": {"cassettes", "errors", "events", "models", "wire"},
     "snapshots": {"errors", "events", "redaction", "replay", "schema", "strategies", "tools"},
     "standard": CORE | {"cassettes", "replay", "snapshots", "strategies"},
     "conformance": CORE | {"cassettes", "replay"},

@@ -94,15 +94,16 @@ def model_for(
 ) -> Model:
     """The model speaking ``wire`` (`PROVIDERS` names them), with that provider's default
     model and base URL where none is given; ``options`` go to its constructor
-    (``timeout``, ``max_retries``, ``extra_body``...). `ValueError` names the formats
-    for an unknown one."""
+    (``timeout``, ``max_retries``, ``extra_body``, ``client``...). With a ready SDK
+    ``client`` no default base URL is passed, since the client has its own. `ValueError`
+    names the formats for an unknown one."""
     provider = PROVIDERS.get(wire)
     if provider is None:
         known = ", ".join(PROVIDERS)
         raise ValueError(f"no provider speaks the wire format {wire!r}; choose one of: {known}")
     made: Model = provider.model_class()(
         model or provider.default_model,
-        base_url=base_url or provider.base_url,
+        base_url=base_url or (None if options.get("client") is not None else provider.base_url),
         api_key=api_key,
         **options,
     )

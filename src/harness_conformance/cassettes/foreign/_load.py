@@ -20,6 +20,8 @@ bytes). What a client would then receive is decoded into plain values:
   ``[DONE]`` ends the stream. A last event whose closing blank line was trimmed by the
   YAML block style still counts. Each payload is parsed JSON, or the raw text when it
   is not JSON.
+- The decoded body text (or bytes) is kept beside its reading (`Interaction.raw_body`),
+  so the response can be served again as the server sent it.
 - Header names are lowercased; repeated values are joined with ``", "``.
 - The top-level ``version`` key is not required (vcrpy never checks it).
 - A cassette in this library's own format (it has a ``harness_conformance`` header) is
@@ -83,6 +85,9 @@ class Interaction:
     """The JSON value, the tuple of SSE ``data:`` payloads, the text, or the bytes."""
     stream_done: bool = False
     """For ``sse`` bodies: whether the ``[DONE]`` sentinel arrived."""
+    raw_body: str | bytes | None = None
+    """The response body as the client received it (decoded by its content-encoding;
+    text when it is UTF-8, else bytes); None for a body stored as ``parsed_body``."""
 
     @property
     def messages(self) -> list[Any]:
@@ -273,6 +278,7 @@ class _Reader:
                 keys=["response", "status"],
             )
         headers = _headers(response.get("headers"))
+        raw: str | bytes | None = None
         if "parsed_body" in response:
             kind: BodyKind = "json"
             body: Any = response["parsed_body"]
@@ -306,6 +312,7 @@ class _Reader:
             body_kind=kind,
             body=body,
             stream_done=done,
+            raw_body=raw,
         )
 
     def _request_body(self, request: dict[str, Any], index: int) -> Any:

@@ -17,25 +17,26 @@ and the failure it would have raised) through the wire format of its request
 
 Calls take the recorded outcomes in order, whatever the request says. When the last
 outcome is taken the model calls ``on_last`` (the replay asks the agent to stop after
-that step); a call after the last one raises `RecordingExhausted`.
+that step); a call after the last one raises `RecordingExhausted`. Any `SessionModel`
+can play a session in its place (the replay takes one per session).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import anyio.lowlevel
 
 from ...errors import LlmError, LlmFailure
 from ...events import BlockEndChunk, Chunk, FinishChunk
-from ...models import ModelRequest
+from ...models import Model, ModelRequest
 from ...wire import ServerToolCall, WireFormat
 from ...wire._openai_chat import OPENAI_CHAT, malformed, shown
 from ._load import Interaction
 
-__all__ = ["Outcome", "RecordedModel", "RecordingExhausted", "outcome_of"]
+__all__ = ["Outcome", "RecordedModel", "RecordingExhausted", "SessionModel", "outcome_of"]
 
 
 class RecordingExhausted(RuntimeError):
@@ -108,6 +109,23 @@ def outcome_of(interaction: Interaction, wire: WireFormat = OPENAI_CHAT) -> Outc
     except LlmError as exc:
         return Outcome(tuple(chunks), exc.failure, tuple(reader.server_calls), reader.response_id)
     return Outcome(tuple(chunks), None, tuple(reader.server_calls), reader.response_id)
+
+
+class SessionModel(Model, Protocol):
+    """A model playing one session's recorded responses in order (`RecordedModel` is
+    one): it calls ``on_last`` when the last response is taken and says what is left."""
+
+    on_last: Callable[[], None] | None
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the last recorded response has been taken."""
+        ...
+
+    @property
+    def unplayed(self) -> tuple[int, ...]:
+        """Interaction indices of the responses never asked for."""
+        ...
 
 
 class RecordedModel:

@@ -10,7 +10,8 @@ outcome a live call would have had (`outcome_of`, read by its request's format),
 traffic is split into sessions and turns (`plan_sessions`). Each session then runs on
 its own `Agent`, so its log starts at seq 0:
 
-- the model is a `RecordedModel` that plays the session's responses in order;
+- the model is a `RecordedModel` that plays the session's responses in order
+  (`areplay_sessions` takes any `SessionModel` in its place, built per session);
 - each recorded function tool is registered from its JSON Schema with
   `from_json_schema`, or with `ToolRegistry.register_raw` when the schema does not
   import (its calls are then not validated); the tool answers a call with the recorded
@@ -36,7 +37,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,13 +54,15 @@ from ...tools import ToolCall, ToolRegistry, define_tool
 from ...wire import ChatRequest, ServerToolCall, WireFormat, detect, not_a_model_call
 from ._load import Interaction, load_foreign_cassette
 from ._plan import SessionPlan, plan_sessions
-from ._recorded_model import Outcome, RecordedModel, outcome_of
+from ._recorded_model import Outcome, RecordedModel, SessionModel, outcome_of
 
 __all__ = [
     "ForeignReplay",
     "ForeignSession",
     "InvalidToolCall",
+    "SessionModels",
     "areplay_foreign",
+    "areplay_sessions",
     "replay_foreign",
 ]
 
@@ -243,11 +246,14 @@ END_OF_RECORDING = {"kind": "end-of-recording"}
 
 
 async def _run_session(
-    plan: SessionPlan, outcomes: dict[int, Outcome], schemas: _Schemas, profile: str
+    plan: SessionPlan,
+    outcomes: Mapping[int, Outcome],
+    schemas: _Schemas,
+    profile: str,
+    model: SessionModel,
 ) -> ForeignSession:
     registry, raw, notes = _registry(plan, schemas)
     checker = InvariantChecker(profile, raise_on_violation=False)
-    model = RecordedModel(plan.model, [(index, outcomes[index]) for index in plan.interactions])
     ids = itertools.count(1)
     agent = Agent(
         model,
@@ -340,8 +346,23 @@ def _formats(path: str | Path, interactions: list[Interaction]) -> dict[int, Wir
     return found
 
 
+SessionModels = Callable[
+    [SessionPlan, Mapping[int, Interaction], Mapping[int, WireFormat]], SessionModel
+]
+"""Builds the model of one planned session, given the cassette's model calls and the
+wire format of each, by interaction index."""
+
+
 async def areplay_foreign(cassette_path: str | Path, *, profile: str = "strict") -> ForeignReplay:
     """`replay_foreign` for code already running in an event loop."""
+    return await areplay_sessions(cassette_path, profile=profile)
+
+
+async def areplay_sessions(
+    cassette_path: str | Path, *, profile: str = "strict", models: SessionModels | None = None
+) -> ForeignReplay:
+    """`areplay_foreign` with each session played by the model ``models`` builds (a
+    `RecordedModel` of the session's outcomes when ``models`` is None)."""
     interactions = load_foreign_cassette(cassette_path)
     wires = _formats(cassette_path, interactions)
     calls = [i for i in interactions if i.index in wires]
@@ -349,8 +370,15 @@ async def areplay_foreign(cassette_path: str | Path, *, profile: str = "strict")
     outcomes = {i.index: outcome_of(i, wires[i.index]) for i in calls}
     schemas = _Schemas()
     names = {index: wire.name for index, wire in wires.items()}
+    by_index = {i.index: i for i in calls}
+
+    def model_of(plan: SessionPlan) -> SessionModel:
+        if models is not None:
+            return models(plan, by_index, wires)
+        return RecordedModel(plan.model, [(index, outcomes[index]) for index in plan.interactions])
+
     sessions = [
-        await _run_session(plan, outcomes, schemas, profile)
+        await _run_session(plan, outcomes, schemas, profile, model_of(plan))
         for plan in plan_sessions(calls, requests, outcomes, names)
     ]
     invalid = [

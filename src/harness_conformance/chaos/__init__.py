@@ -1,0 +1,49 @@
+"""Chaos replay: recorded sessions played again through the real HTTP and SDK layers.
+
+`replay_foreign` turns recorded payloads into chunks itself; chaos replay serves the
+recorded response bytes instead, through an HTTP transport (`ReplayTransport`) that the
+provider SDK client of each wire format reads, and re-splits every body at byte
+boundaries chosen by a ``cuts_for`` function (`replay_rechunked`). A sound stack says
+the same thing whatever the chunking: `outline` and `differences` compare what two
+replays of one recording said.
+
+Cut lists come from `cuts_every` and `no_cuts`, or from the Hypothesis strategies
+`chunkings` and `cassette_chunkings`, which import Hypothesis when they are called.
+"""
+
+from ._chunkings import (
+    CHUNKING_KINDS,
+    as_cuts_for,
+    cassette_chunkings,
+    chunkings,
+    cuts_every,
+    no_cuts,
+    places,
+)
+from ._outline import differences, outline
+from ._replay import ChaosReplay, areplay_rechunked, replay_rechunked, sdk_client
+from ._served import ServedResponse, served_response, served_responses
+from ._transport import CutsFor, ReplayTransport, SeenRequest, split_at
+
+__all__ = [
+    "CHUNKING_KINDS",
+    "ChaosReplay",
+    "CutsFor",
+    "ReplayTransport",
+    "SeenRequest",
+    "ServedResponse",
+    "areplay_rechunked",
+    "as_cuts_for",
+    "cassette_chunkings",
+    "chunkings",
+    "cuts_every",
+    "differences",
+    "no_cuts",
+    "outline",
+    "places",
+    "replay_rechunked",
+    "sdk_client",
+    "served_response",
+    "served_responses",
+    "split_at",
+]

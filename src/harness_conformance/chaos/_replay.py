@@ -1,0 +1,179 @@
+"""`replay_rechunked`: a recorded cassette replayed through the real models' SDK clients.
+
+The cassette is planned into sessions exactly as `replay_foreign` plans it, and each
+session runs on its own `Agent` the same way (tools answered from the recording,
+retries where the recording has them without waiting, invariants collected). Only the
+model differs: instead of chunks read from the recording, each session's model is the
+model of its wire format (`OpenAICompatibleModel`, `AnthropicModel`,
+`OpenAIResponsesModel` or `GeminiModel`, built by `model_for`) on its provider's SDK
+client (`sdk_client`), whose HTTP transport is a `ReplayTransport` serving the
+session's recorded responses (`served_response`), each body cut where
+``cuts_for(interaction, body)`` says. The bytes on the wire, the SDK's event-stream
+decoding and the model's reading of it all run, so a chunking that changes what the
+session says is a bug in one of them.
+
+``cuts_for`` is asked for every response of a session before the session runs, and a
+cut list that does not fit its body raises `ValueError` naming the interaction. The SDK
+clients are built with a placeholder API key, SDK retries off and no network: every
+request goes to the transport.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+
+from ..cassettes.foreign import ForeignReplay, Interaction
+from ..cassettes.foreign._plan import SessionPlan
+from ..cassettes.foreign._replay import areplay_sessions
+from ..events import Chunk
+from ..models import PROVIDERS, Model, ModelRequest, model_for
+from ..models._gemini import split_base_url
+from ..wire import WireFormat
+from ._served import served_response
+from ._transport import CutsFor, ReplayTransport, SeenRequest, split_at
+
+__all__ = ["ChaosReplay", "areplay_rechunked", "replay_rechunked", "sdk_client"]
+
+_KEY = "chaos-replay-key"
+"""The API key the replay's SDK clients send; the transport never checks it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChaosReplay:
+    """A cassette replayed through the SDK clients with re-chunked response bodies."""
+
+    __module__ = "harness_conformance"
+
+    replay: ForeignReplay
+    """The sessions, as `replay_foreign` describes them."""
+    cuts: Mapping[int, tuple[int, ...]]
+    """The cut list of each model call's response body, by interaction index."""
+    requests: tuple[SeenRequest, ...]
+    """Every HTTP request the SDK clients made, session after session."""
+
+
+def _base_url(wire: str, recorded: str) -> str:
+    if recorded.startswith(("http://", "https://")):
+        return recorded
+    return PROVIDERS[wire].base_url
+
+
+def sdk_client(wire: str, base_url: str, http: httpx2.AsyncClient) -> Any:
+    """The provider SDK client for format ``wire`` sending through ``http``, with SDK
+    retries off and a placeholder key."""
+    if wire in ("openai-chat", "openai-responses"):
+        import openai
+
+        return openai.AsyncOpenAI(api_key=_KEY, base_url=base_url, max_retries=0, http_client=http)
+    if wire == "anthropic-messages":
+        import anthropic
+
+        root = base_url.rstrip("/").removesuffix("/v1")
+        return anthropic.AsyncAnthropic(
+            api_key=_KEY, base_url=root, max_retries=0, http_client=http
+        )
+    if wire == "gemini":
+        from google import genai
+        from google.genai import types
+
+        root, version = split_base_url(base_url)
+        options = types.HttpOptions(base_url=root, api_version=version, httpx_async_client=http)
+        return genai.Client(vertexai=False, api_key=_KEY, http_options=options)
+    raise ValueError(f"no SDK client for the wire format {wire!r}")
+
+
+class _TransportModel:
+    """The real model of a session, playing its responses through a `ReplayTransport`."""
+
+    def __init__(self, model: Model, transport: ReplayTransport, http: httpx2.AsyncClient):
+        self._model = model
+        self._transport = transport
+        self._http = http
+
+    @property
+    def name(self) -> str:
+        return self._model.name
+
+    @property
+    def on_last(self) -> Callable[[], None] | None:
+        return self._transport.on_last
+
+    @on_last.setter
+    def on_last(self, call: Callable[[], None] | None) -> None:
+        self._transport.on_last = call
+
+    @property
+    def exhausted(self) -> bool:
+        return self._transport.exhausted
+
+    @property
+    def unplayed(self) -> tuple[int, ...]:
+        return self._transport.unplayed
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]:
+        return self._model.stream(request)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+async def areplay_rechunked(
+    cassette_path: str | Path, cuts_for: CutsFor, *, profile: str = "strict"
+) -> ChaosReplay:
+    """`replay_rechunked` for code already running in an event loop."""
+    cuts: dict[int, tuple[int, ...]] = {}
+    transports: list[ReplayTransport] = []
+
+    def session_model(
+        plan: SessionPlan,
+        interactions: Mapping[int, Interaction],
+        wires: Mapping[int, WireFormat],
+    ) -> _TransportModel:
+        served = [served_response(interactions[i], wires[i]) for i in plan.interactions]
+        for response in served:
+            given = tuple(cuts_for(response.interaction, response.body))
+            try:
+                split_at(response.body, given)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{cassette_path}: interaction {response.interaction}: {exc}"
+                ) from None
+            cuts[response.interaction] = given
+        transport = ReplayTransport(served, lambda index, _body: cuts[index])
+        transports.append(transport)
+        http = httpx2.AsyncClient(transport=transport)
+        client = sdk_client(plan.wire, _base_url(plan.wire, plan.base_url), http)
+        model = model_for(plan.wire, plan.model, client=client)
+        return _TransportModel(model, transport, http)
+
+    replay = await areplay_sessions(cassette_path, profile=profile, models=session_model)
+    return ChaosReplay(
+        replay=replay,
+        cuts=cuts,
+        requests=tuple(seen for transport in transports for seen in transport.requests),
+    )
+
+
+def replay_rechunked(
+    cassette_path: str | Path, cuts_for: CutsFor, *, profile: str = "strict"
+) -> ChaosReplay:
+    """Replay a cassette through the SDK clients of its wire formats, each response body
+    cut where ``cuts_for(interaction, body)`` says (see the module docstring); ``profile``
+    is the invariants profile, ``strict`` or ``seed``.
+
+    Raises what `replay_foreign` raises for a cassette it cannot read, and `ValueError`
+    for a cut list that does not fit its body.
+    """
+    box: list[ChaosReplay] = []
+
+    async def run() -> None:
+        box.append(await areplay_rechunked(cassette_path, cuts_for, profile=profile))
+
+    anyio.run(run)
+    return box[0]
