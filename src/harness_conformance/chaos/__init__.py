@@ -9,6 +9,11 @@ replays of one recording said.
 
 Cut lists come from `cuts_every` and `no_cuts`, or from the Hypothesis strategies
 `chunkings` and `cassette_chunkings`, which import Hypothesis when they are called.
+
+`replay_with_fault` spoils one served response with a `Fault` (an error status, a
+connection reset, a truncated or malformed stream, a keep-alive flood, a stall) and
+replays; `fault_code` names the code the loop ends the turn with when it does not retry,
+and the Hypothesis strategy `faults` draws faults for a cassette's responses.
 """
 
 from ._chunkings import (
@@ -20,15 +25,25 @@ from ._chunkings import (
     no_cuts,
     places,
 )
+from ._fault_strategies import faults
+from ._faults import FAULT_KINDS, Fault, fault_code
 from ._outline import differences, outline
-from ._replay import ChaosReplay, areplay_rechunked, replay_rechunked, sdk_client
+from ._replay import (
+    ChaosReplay,
+    areplay_rechunked,
+    replay_rechunked,
+    replay_with_fault,
+    sdk_client,
+)
 from ._served import ServedResponse, served_response, served_responses
 from ._transport import CutsFor, ReplayTransport, SeenRequest, split_at
 
 __all__ = [
     "CHUNKING_KINDS",
+    "FAULT_KINDS",
     "ChaosReplay",
     "CutsFor",
+    "Fault",
     "ReplayTransport",
     "SeenRequest",
     "ServedResponse",
@@ -38,10 +53,13 @@ __all__ = [
     "chunkings",
     "cuts_every",
     "differences",
+    "fault_code",
+    "faults",
     "no_cuts",
     "outline",
     "places",
     "replay_rechunked",
+    "replay_with_fault",
     "sdk_client",
     "served_response",
     "served_responses",

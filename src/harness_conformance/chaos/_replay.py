@@ -8,9 +8,14 @@ model of its wire format (`OpenAICompatibleModel`, `AnthropicModel`,
 `OpenAIResponsesModel` or `GeminiModel`, built by `model_for`) on its provider's SDK
 client (`sdk_client`), whose HTTP transport is a `ReplayTransport` serving the
 session's recorded responses (`served_response`), each body cut where
-``cuts_for(interaction, body)`` says. The bytes on the wire, the SDK's event-stream
-decoding and the model's reading of it all run, so a chunking that changes what the
-session says is a bug in one of them.
+``cuts_for(interaction, body)`` says, and the response to one interaction spoiled by a
+``fault`` when one is given (`replay_with_fault`). The loop retries a failed call as the
+recording's retry policy allows, without waiting, plus ``extra_attempts`` more calls per
+step in every turn that did not give up on a retryable failure (one more call there
+would go past the recording); a spoiled response that is not used up
+(`Fault.consumes`) is served again as recorded to the next call. The bytes on the
+wire, the SDK's event-stream decoding and the model's reading of it all run, so a
+chunking that changes what the session says is a bug in one of them.
 
 ``cuts_for`` is asked for every response of a session before the session runs, and a
 cut list that does not fit its body raises `ValueError` naming the interaction. The SDK
@@ -21,7 +26,7 @@ request goes to the transport.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +40,19 @@ from ..events import Chunk
 from ..models import PROVIDERS, Model, ModelRequest, model_for
 from ..models._gemini import split_base_url
 from ..wire import WireFormat
-from ._served import served_response
+from ._chunkings import no_cuts
+from ._fault_strategies import applicable_kinds
+from ._faults import Fault
+from ._served import served_response, served_responses
 from ._transport import CutsFor, ReplayTransport, SeenRequest, split_at
 
-__all__ = ["ChaosReplay", "areplay_rechunked", "replay_rechunked", "sdk_client"]
+__all__ = [
+    "ChaosReplay",
+    "areplay_rechunked",
+    "replay_rechunked",
+    "replay_with_fault",
+    "sdk_client",
+]
 
 _KEY = "chaos-replay-key"
 """The API key the replay's SDK clients send; the transport never checks it."""
@@ -56,6 +70,8 @@ class ChaosReplay:
     """The cut list of each model call's response body, by interaction index."""
     requests: tuple[SeenRequest, ...]
     """Every HTTP request the SDK clients made, session after session."""
+    fault: Fault | None = None
+    """The fault injected, if any."""
 
 
 def _base_url(wire: str, recorded: str) -> str:
@@ -123,10 +139,36 @@ class _TransportModel:
         await self._http.aclose()
 
 
+def _check_fault(cassette_path: str | Path, fault: Fault) -> None:
+    """`ValueError` when ``fault`` names no model call of the cassette, or a kind its
+    response cannot take."""
+    served = served_responses(cassette_path)
+    if fault.interaction not in served:
+        raise ValueError(
+            f"{cassette_path}: the fault names interaction {fault.interaction}, which is no "
+            f"model call of the cassette; its model calls are {sorted(served)}"
+        )
+    kinds = applicable_kinds(served[fault.interaction])
+    if fault.kind not in kinds:
+        raise ValueError(
+            f"{cassette_path}: interaction {fault.interaction} (HTTP "
+            f"{served[fault.interaction].status}) cannot take a {fault.kind} fault: its body "
+            f"is no event stream; use one of {', '.join(kinds)}"
+        )
+
+
 async def areplay_rechunked(
-    cassette_path: str | Path, cuts_for: CutsFor, *, profile: str = "strict"
+    cassette_path: str | Path,
+    cuts_for: CutsFor,
+    *,
+    profile: str = "strict",
+    fault: Fault | None = None,
+    extra_attempts: int = 0,
 ) -> ChaosReplay:
-    """`replay_rechunked` for code already running in an event loop."""
+    """`replay_rechunked` for code already running in an event loop; ``extra_attempts``
+    widens each turn's retry policy (see the module docstring)."""
+    if fault is not None:
+        _check_fault(cassette_path, fault)
     cuts: dict[int, tuple[int, ...]] = {}
     transports: list[ReplayTransport] = []
 
@@ -135,6 +177,13 @@ async def areplay_rechunked(
         interactions: Mapping[int, Interaction],
         wires: Mapping[int, WireFormat],
     ) -> _TransportModel:
+        if extra_attempts:
+            plan.turns = [
+                turn
+                if turn.gives_up
+                else replace(turn, steps=[calls + extra_attempts for calls in turn.steps])
+                for turn in plan.turns
+            ]
         served = [served_response(interactions[i], wires[i]) for i in plan.interactions]
         for response in served:
             given = tuple(cuts_for(response.interaction, response.body))
@@ -145,7 +194,10 @@ async def areplay_rechunked(
                     f"{cassette_path}: interaction {response.interaction}: {exc}"
                 ) from None
             cuts[response.interaction] = given
-        transport = ReplayTransport(served, lambda index, _body: cuts[index])
+        spoils = fault if fault is not None and fault.interaction in plan.interactions else None
+        transport = ReplayTransport(
+            served, lambda index, _body: cuts[index], fault=spoils, wire=plan.wire
+        )
         transports.append(transport)
         http = httpx2.AsyncClient(transport=transport)
         client = sdk_client(plan.wire, _base_url(plan.wire, plan.base_url), http)
@@ -157,15 +209,20 @@ async def areplay_rechunked(
         replay=replay,
         cuts=cuts,
         requests=tuple(seen for transport in transports for seen in transport.requests),
+        fault=fault,
     )
 
 
 def replay_rechunked(
-    cassette_path: str | Path, cuts_for: CutsFor, *, profile: str = "strict"
+    cassette_path: str | Path,
+    cuts_for: CutsFor,
+    *,
+    profile: str = "strict",
+    fault: Fault | None = None,
 ) -> ChaosReplay:
     """Replay a cassette through the SDK clients of its wire formats, each response body
     cut where ``cuts_for(interaction, body)`` says (see the module docstring); ``profile``
-    is the invariants profile, ``strict`` or ``seed``.
+    is the invariants profile, ``strict`` or ``seed``; ``fault`` spoils one response.
 
     Raises what `replay_foreign` raises for a cassette it cannot read, and `ValueError`
     for a cut list that does not fit its body.
@@ -173,7 +230,44 @@ def replay_rechunked(
     box: list[ChaosReplay] = []
 
     async def run() -> None:
-        box.append(await areplay_rechunked(cassette_path, cuts_for, profile=profile))
+        box.append(await areplay_rechunked(cassette_path, cuts_for, profile=profile, fault=fault))
+
+    anyio.run(run)
+    return box[0]
+
+
+def replay_with_fault(
+    cassette_path: str | Path,
+    fault: Fault,
+    *,
+    cuts_for: CutsFor | None = None,
+    profile: str = "strict",
+    retries: int = 1,
+) -> ChaosReplay:
+    """Replay a cassette as `replay_rechunked` does (every body whole unless
+    ``cuts_for`` cuts it) with ``fault`` spoiling the response to its interaction; the
+    result's ``requests`` say what was served, the spoiled one marked with its kind.
+
+    Each turn that did not give up on a retryable failure may make ``retries`` more
+    calls per step than the recording made, so a retryable fault is retried and the
+    retry finds the recorded response; ``retries=0`` keeps the recorded policy.
+    Raises `ValueError` for a fault on no model call of the cassette, or of a kind its
+    response cannot take (`applicable_kinds`).
+    """
+    if retries < 0:
+        raise ValueError(f"retries counts from 0, got {retries}")
+    box: list[ChaosReplay] = []
+
+    async def run() -> None:
+        box.append(
+            await areplay_rechunked(
+                cassette_path,
+                cuts_for or no_cuts,
+                profile=profile,
+                fault=fault,
+                extra_attempts=retries,
+            )
+        )
 
     anyio.run(run)
     return box[0]

@@ -8,6 +8,13 @@ strictly inside the body, in increasing order; ``[]`` sends the body in one chun
 every offset from 1 sends it one byte at a time. The cuts fall where they fall: inside
 a UTF-8 sequence, a ``data:`` line or a CRLF pair, as a network may split them.
 
+A `Fault` (``fault=``) spoils the first response served for its interaction, as
+`harness_conformance.chaos._faults` describes: an error status, a reset or stall raised
+as the ``httpx2`` exception a real one gives, a truncated, malformed or padded event
+stream. Such a response is served in one piece (or in the piece before a reset or
+stall), and every kind but a keep-alive flood leaves the recorded response to answer the
+next request. At most one fault applies per request.
+
 A request past the last response fails with `CassetteError` (``CASSETTE_MISMATCH``),
 which the models raise as itself, so the loop ends the turn with that code. Every
 request is kept, with the response it got (`SeenRequest`).
@@ -23,6 +30,7 @@ import anyio.lowlevel
 import httpx2
 
 from ..errors import CassetteError
+from ._faults import EVENT_KINDS, Fault, spoiled_body, status_answer
 from ._served import ServedResponse
 
 __all__ = ["CutsFor", "ReplayTransport", "SeenRequest", "split_at"]
@@ -47,6 +55,8 @@ class SeenRequest:
     """The interaction whose response answered it; None past the recording."""
     cuts: tuple[int, ...] = ()
     """The cut list its response body was streamed with."""
+    fault: str | None = None
+    """The kind of the `Fault` that spoiled its response, if one did."""
 
 
 def split_at(body: bytes, cuts: Sequence[int]) -> list[bytes]:
@@ -67,19 +77,24 @@ def split_at(body: bytes, cuts: Sequence[int]) -> list[bytes]:
 class _Chunks(httpx2.AsyncByteStream):
     """A body streamed chunk by chunk, yielding to the event loop between chunks."""
 
-    def __init__(self, chunks: list[bytes]) -> None:
+    def __init__(self, chunks: list[bytes], error: Exception | None = None) -> None:
         self._chunks = chunks
+        self._error = error
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for chunk in self._chunks:
             await anyio.lowlevel.checkpoint()
             yield chunk
+        if self._error is not None:
+            await anyio.lowlevel.checkpoint()
+            raise self._error
 
 
 class ReplayTransport(httpx2.AsyncBaseTransport):
     """Answers each request with the next recorded response, re-chunked by ``cuts_for``
-    (see the module docstring). ``on_last`` is called when the last response is taken,
-    before it is sent."""
+    (see the module docstring), the response to ``fault.interaction`` spoiled the first
+    time by ``fault``, for requests in format ``wire``. ``on_last`` is called when the
+    last response is taken, before it is sent."""
 
     __module__ = "harness_conformance"
 
@@ -89,6 +104,8 @@ class ReplayTransport(httpx2.AsyncBaseTransport):
         cuts_for: CutsFor,
         *,
         on_last: Callable[[], None] | None = None,
+        fault: Fault | None = None,
+        wire: str = "openai-chat",
     ) -> None:
         self._responses = list(responses)
         self._cuts_for = cuts_for
@@ -97,6 +114,8 @@ class ReplayTransport(httpx2.AsyncBaseTransport):
         self.requests: list[SeenRequest] = []
         """Every request received, in order."""
         self._served = 0
+        self._fault = fault
+        self._wire = wire
 
     @property
     def exhausted(self) -> bool:
@@ -121,6 +140,10 @@ class ReplayTransport(httpx2.AsyncBaseTransport):
                 code="CASSETTE_MISMATCH",
             )
         served = self._responses[self._served]
+        fault = self._fault
+        if fault is not None and fault.interaction == served.interaction:
+            self._fault = None
+            return self._spoiled(request, served, fault, body)
         self._served += 1
         cuts = tuple(self._cuts_for(served.interaction, served.body))
         try:
@@ -138,5 +161,45 @@ class ReplayTransport(httpx2.AsyncBaseTransport):
             served.status,
             headers=dict(served.headers),
             stream=_Chunks(chunks),
+            request=request,
+        )
+
+    def _spoiled(
+        self, request: httpx2.Request, served: ServedResponse, fault: Fault, body: bytes
+    ) -> httpx2.Response:
+        """The response ``fault`` makes of ``served`` (or the exception it raises)."""
+        if fault.consumes:
+            self._served += 1
+        self.requests.append(
+            SeenRequest(
+                method=request.method,
+                url=str(request.url),
+                body=body,
+                interaction=served.interaction,
+                fault=fault.kind,
+            )
+        )
+        if fault.consumes and self.exhausted and self.on_last is not None:
+            self.on_last()
+        if fault.kind == "reset-before-body":
+            raise httpx2.ReadError("[Errno 104] Connection reset by peer", request=request)
+        status, headers, chunks = served.status, dict(served.headers), [served.body]
+        error: Exception | None = None
+        if fault.kind == "status":
+            status = fault.status
+            headers, answer = status_answer(fault, self._wire)
+            chunks = [answer]
+        elif fault.kind in EVENT_KINDS:
+            chunks = [spoiled_body(fault, self._wire, served.body)]
+        elif fault.kind == "reset-during-body":
+            chunks = [served.body[: fault.at]]
+            error = httpx2.ReadError("[Errno 104] Connection reset by peer", request=request)
+        else:
+            chunks = [served.body[: fault.at]]
+            error = httpx2.ReadTimeout("The read operation timed out", request=request)
+        return httpx2.Response(
+            status,
+            headers=headers,
+            stream=_Chunks([chunk for chunk in chunks if chunk], error),
             request=request,
         )

@@ -23,8 +23,12 @@ Finish reasons: ``stop``, ``tool_calls``, ``function_call`` and anything unknown
 INVALID_REQUEST (the provider refused the content; retrying will not help) and
 DeepSeek's ``insufficient_system_resource`` raises SERVER. A stream that carried no
 text, reasoning or tool call raises EMPTY_RESPONSE (unless cut by ``length``). A
-stream that ends with neither a finish reason nor usage was cut off and raises
-STREAM_CLOSED; with usage but no finish reason it finished normally. A tool call
+stream that ends with neither a finish reason nor a closing usage chunk was cut off
+and raises STREAM_CLOSED; with one but no finish reason it finished normally. A
+closing usage chunk carries usage and no content, and no content follows it (the
+usage-only last chunk of ``stream_options.include_usage``, or a last chunk with an
+empty delta); usage riding on a chunk with content, as some providers send on every
+chunk, says nothing about the end. A tool call
 that never got a name, or a payload of the wrong shape, raises MALFORMED_RESPONSE.
 
 Usage follows the reference harness: ``inputTokens`` counts the prompt tokens that
@@ -120,6 +124,8 @@ class ChatStreamAssembler:
         self._last_call: _Call | None = None
         self._finish_reason: str | None = None
         self._usage: Mapping[str, Any] | None = None
+        self._usage_closed = False
+        """Whether the last chunk with usage or content was a closing usage chunk."""
 
     def _fail(self, code: str, message: str) -> LlmError:
         return LlmError(LlmFailure(message=message, code=code, request_id=self.request_id))
@@ -143,6 +149,7 @@ class ChatStreamAssembler:
             self._usage = usage
         choices = chunk.get("choices")
         if choices is None:
+            self._usage_closed = self._usage_closed or usage is not None
             return []
         if not isinstance(choices, list):
             raise self._malformed("choices that are not a list", choices)
@@ -162,6 +169,10 @@ class ChatStreamAssembler:
                 if not isinstance(reason, str):
                     raise self._malformed("a finish_reason that is not a string", reason)
                 self._finish_reason = reason
+        if out:
+            self._usage_closed = False
+        elif usage is not None:
+            self._usage_closed = True
         return out
 
     def _string(self, delta: Mapping[str, Any], *keys: str) -> str:
@@ -272,7 +283,7 @@ class ChatStreamAssembler:
             raise self._fail(
                 "EMPTY_RESPONSE", "the model finished without text, reasoning or tool calls"
             )
-        elif reason is None and self._usage is None:
+        elif reason is None and not self._usage_closed:
             raise self._fail(
                 "STREAM_CLOSED", "the stream ended before the model finished its reply"
             )

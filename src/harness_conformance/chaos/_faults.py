@@ -1,0 +1,265 @@
+"""`Fault`: one thing going wrong with one served response, at the HTTP/SSE level.
+
+A fault names the recorded interaction whose response it spoils and what happens to it
+(``kind``):
+
+- ``status``: the server answers ``status`` (429, 500, 502, 503, 400...) instead of the
+  recorded response, with a JSON error object in the shape the request's wire format
+  uses (`status_answer`); ``retry_after`` adds a ``retry-after`` header in seconds, and
+  ``context=True`` words the message as a context-length refusal;
+- ``reset-before-body``: the request is sent and the connection drops before any
+  response: the transport raises ``httpx2.ReadError`` (a peer reset), as the HTTP
+  client does when the socket read fails;
+- ``reset-during-body``: the status and headers arrive, then ``at`` bytes of the body,
+  then the connection drops (``httpx2.ReadError`` from the body stream);
+- ``truncated``: the body stops cleanly before its end event (the first event carrying
+  the finish: a chat chunk with ``finish_reason``, Anthropic's ``message_delta`` or
+  ``message_stop``, a Responses ``response.completed``/``incomplete``/``failed``, a
+  Gemini chunk with ``finishReason``), after its first ``at`` events; ``done=True``
+  closes a chat-completions stream with ``data: [DONE]`` all the same;
+- ``malformed-event``: event number ``at`` (0-based, among the events with data, the
+  last one when ``at`` is past them) has its data replaced by text that is not JSON;
+- ``keep-alive-flood``: ``lines`` comment lines (``: keep-alive``) are inserted after
+  event number ``at``; comments carry nothing, so this fault must not change what the
+  session says;
+- ``stall``: the status and headers arrive, then ``at`` bytes of the body, then the read
+  blocks past the client's timeout: the transport raises ``httpx2.ReadTimeout`` at
+  once, as the client's own timer would (no time passes).
+
+Every kind but ``keep-alive-flood`` takes the place of the recorded response without
+using it up: the next request is answered with that same recorded response, so a
+retried call finds what the recording has. The kinds that act on events
+(`EVENT_KINDS`) take only a successful response whose body is an event stream; the
+others take any response.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any
+
+__all__ = [
+    "EVENT_KINDS",
+    "FAULT_KINDS",
+    "Fault",
+    "events_of",
+    "fault_code",
+    "spoiled_body",
+    "status_answer",
+]
+
+FAULT_KINDS = (
+    "status",
+    "reset-before-body",
+    "reset-during-body",
+    "truncated",
+    "malformed-event",
+    "keep-alive-flood",
+    "stall",
+)
+"""Every fault kind, in the order of the module docstring."""
+
+EVENT_KINDS = frozenset({"truncated", "malformed-event", "keep-alive-flood"})
+"""The kinds that act on the events of a streamed body."""
+
+CONTEXT_MESSAGE = (
+    "This model's maximum context length is 8192 tokens; the messages resulted in "
+    "9120 tokens. Please reduce the length of the messages."
+)
+"""The wording of a ``status`` fault with ``context=True``."""
+
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+_DATA = re.compile(rb"^data:[ ]?([^\r\n]*)", re.MULTILINE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fault:
+    """A fault on the response to one recorded interaction (see the module docstring)."""
+
+    __module__ = "harness_conformance"
+
+    interaction: int
+    """The index of the recorded interaction whose response is spoiled."""
+    kind: str
+    """One of `FAULT_KINDS`."""
+    status: int = 500
+    """The HTTP status of a ``status`` fault."""
+    retry_after: int | None = None
+    """Seconds sent in ``retry-after`` with a ``status`` fault; None sends none."""
+    context: bool = False
+    """Whether a ``status`` fault's message speaks of the context length."""
+    at: int = 0
+    """Bytes sent before a reset or stall; events kept by ``truncated``; the event
+    spoiled by ``malformed-event`` or followed by the ``keep-alive-flood``."""
+    done: bool = False
+    """Whether a truncated chat-completions stream still ends with ``data: [DONE]``."""
+    lines: int = 50
+    """Comment lines a ``keep-alive-flood`` inserts."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(
+                f"unknown fault kind {self.kind!r}; use one of {', '.join(FAULT_KINDS)}"
+            )
+        if not 100 <= self.status <= 599:
+            raise ValueError(f"a fault's status must lie in 100-599, got {self.status}")
+        if self.at < 0 or self.lines < 0:
+            raise ValueError(f"a fault's at and lines count from 0, got {self.at}, {self.lines}")
+
+    @property
+    def consumes(self) -> bool:
+        """Whether serving the fault uses up the recorded response (only a flood of
+        keep-alive comments does: it is that response, padded)."""
+        return self.kind == "keep-alive-flood"
+
+
+def fault_code(fault: Fault) -> str | None:
+    """The `LlmError` code the loop ends a turn with when ``fault`` is not retried; None
+    for a fault that changes nothing (``keep-alive-flood``)."""
+    if fault.kind == "status":
+        if fault.status == 429:
+            return "RATE_LIMIT"
+        if fault.status >= 500:
+            return "SERVER"
+        if fault.status in (400, 413, 422) and fault.context:
+            return "CONTEXT_WINDOW_EXCEEDED"
+        if fault.status in (401, 403):
+            return "AUTH"
+        return "INVALID_REQUEST"
+    return {
+        "reset-before-body": "TRANSPORT",
+        "reset-during-body": "TRANSPORT",
+        "truncated": "STREAM_CLOSED",
+        "malformed-event": "MALFORMED_RESPONSE",
+        "stall": "TIMEOUT",
+    }.get(fault.kind)
+
+
+def events_of(body: bytes) -> list[bytes]:
+    """The events of an event-stream body, each with the blank line that closes it (a
+    last event left open is kept as it is)."""
+    events: list[bytes] = []
+    start = 0
+    for end in _EVENT_END.finditer(body):
+        events.append(body[start : end.end()])
+        start = end.end()
+    if start < len(body):
+        events.append(body[start:])
+    return events
+
+
+def _data(event: bytes) -> Any:
+    found = _DATA.search(event)
+    if found is None:
+        return None
+    try:
+        return json.loads(found.group(1))
+    except ValueError:
+        return found.group(1).decode("utf-8", "replace")
+
+
+def _ends(wire: str, data: Any) -> bool:
+    """Whether an event's data carries the finish of the reply in format ``wire``."""
+    if not isinstance(data, dict):
+        return False
+    if wire == "openai-chat":
+        choices = data.get("choices")
+        return isinstance(choices, list) and any(
+            isinstance(c, dict) and c.get("finish_reason") for c in choices
+        )
+    if wire == "anthropic-messages":
+        return data.get("type") in ("message_delta", "message_stop")
+    if wire == "openai-responses":
+        return data.get("type") in ("response.completed", "response.incomplete", "response.failed")
+    candidates = data.get("candidates")
+    return isinstance(candidates, list) and any(
+        isinstance(c, dict) and c.get("finishReason") for c in candidates
+    )
+
+
+def _newline(body: bytes) -> bytes:
+    return b"\r\n" if b"\r\n" in body else b"\n"
+
+
+def spoiled_body(fault: Fault, wire: str, body: bytes) -> bytes:
+    """The event-stream ``body`` of a reply in format ``wire`` as an event kind of
+    ``fault`` serves it; `ValueError` when the body has no event to act on."""
+    events = events_of(body)
+    with_data = [i for i, event in enumerate(events) if _DATA.search(event)]
+    if not with_data:
+        raise ValueError(f"interaction {fault.interaction}: the body has no event to spoil")
+    if fault.kind == "truncated":
+        end = next(
+            (i for i in with_data if _ends(wire, _data(events[i]))),
+            next((i for i in with_data if _data(events[i]) == "[DONE]"), len(events)),
+        )
+        kept = b"".join(events[: min(fault.at, end)])
+        if fault.done and wire == "openai-chat":
+            kept += b"data: [DONE]" + _newline(body) * 2
+        return kept
+    chosen = with_data[min(fault.at, len(with_data) - 1)]
+    if fault.kind == "malformed-event":
+        event = events[chosen]
+        found = _DATA.search(event)
+        assert found is not None
+        broken = event[: found.start(1)] + b'{"broken": tru' + event[found.end(1) :]
+        return b"".join([*events[:chosen], broken, *events[chosen + 1 :]])
+    if fault.kind == "keep-alive-flood":
+        flood = (b": keep-alive" + _newline(body)) * fault.lines
+        return b"".join([*events[: chosen + 1], flood, *events[chosen + 1 :]])
+    raise ValueError(f"a {fault.kind} fault does not rewrite events")
+
+
+_RPC_STATUS = {400: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL"}
+_ANTHROPIC_TYPES = {400: "invalid_request_error", 429: "rate_limit_error", 529: "overloaded_error"}
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return f"HTTP {status}"
+
+
+def status_answer(fault: Fault, wire: str) -> tuple[dict[str, str], bytes]:
+    """The headers and body of a ``status`` fault's answer in format ``wire``: the error
+    object that format's server sends (``{"type": "error", "error": {...}}`` for
+    Anthropic Messages, ``{"error": {"code", "message", "status"}}`` with a google.rpc
+    status for Gemini, ``{"error": {"message", "type", "param", "code"}}`` otherwise)."""
+    status = fault.status
+    message = CONTEXT_MESSAGE if fault.context else _phrase(status)
+    headers = {"content-type": "application/json"}
+    if fault.retry_after is not None:
+        headers["retry-after"] = str(fault.retry_after)
+    body: dict[str, Any]
+    if wire == "anthropic-messages":
+        kind = _ANTHROPIC_TYPES.get(
+            status, "api_error" if status >= 500 else "invalid_request_error"
+        )
+        body = {"type": "error", "error": {"type": kind, "message": message}}
+    elif wire == "gemini":
+        rpc = _RPC_STATUS.get(status, "UNAVAILABLE" if status >= 500 else "FAILED_PRECONDITION")
+        error: dict[str, Any] = {"code": status, "message": message, "status": rpc}
+        if status == 429 and fault.retry_after is not None:
+            error["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                    "retryDelay": f"{fault.retry_after}s",
+                }
+            ]
+        body = {"error": error}
+    else:
+        kind = "requests" if status == 429 else "server_error" if status >= 500 else ""
+        code = "context_length_exceeded" if fault.context else None
+        body = {
+            "error": {
+                "message": message,
+                "type": kind or "invalid_request_error",
+                "param": None,
+                "code": "rate_limit_exceeded" if status == 429 else code,
+            }
+        }
+    return headers, json.dumps(body, separators=(",", ":")).encode("utf-8")
