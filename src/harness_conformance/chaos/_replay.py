@@ -26,7 +26,7 @@ request goes to the transport.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -177,13 +177,6 @@ async def areplay_rechunked(
         interactions: Mapping[int, Interaction],
         wires: Mapping[int, WireFormat],
     ) -> _TransportModel:
-        if extra_attempts:
-            plan.turns = [
-                turn
-                if turn.gives_up
-                else replace(turn, steps=[calls + extra_attempts for calls in turn.steps])
-                for turn in plan.turns
-            ]
         served = [served_response(interactions[i], wires[i]) for i in plan.interactions]
         for response in served:
             given = tuple(cuts_for(response.interaction, response.body))
@@ -204,7 +197,9 @@ async def areplay_rechunked(
         model = model_for(plan.wire, plan.model, client=client)
         return _TransportModel(model, transport, http)
 
-    replay = await areplay_sessions(cassette_path, profile=profile, models=session_model)
+    replay = await areplay_sessions(
+        cassette_path, profile=profile, models=session_model, extra_attempts=extra_attempts
+    )
     return ChaosReplay(
         replay=replay,
         cuts=cuts,

@@ -251,6 +251,7 @@ async def _run_session(
     schemas: _Schemas,
     profile: str,
     model: SessionModel,
+    extra_attempts: int = 0,
 ) -> ForeignSession:
     registry, raw, notes = _registry(plan, schemas)
     checker = InvariantChecker(profile, raise_on_violation=False)
@@ -272,7 +273,8 @@ async def _run_session(
         for turn in plan.turns:
             if model.exhausted:
                 break
-            agent.retry = RetryPolicy(attempts=turn.attempts, base_delay=0.0, max_delay=0.0)
+            attempts = turn.attempts + (0 if turn.gives_up else extra_attempts)
+            agent.retry = RetryPolicy(attempts=attempts, base_delay=0.0, max_delay=0.0)
             reasons.append((await agent.run(turn.prompt)).reason)
     return ForeignSession(
         interactions=tuple(plan.interactions),
@@ -359,10 +361,15 @@ async def areplay_foreign(cassette_path: str | Path, *, profile: str = "strict")
 
 
 async def areplay_sessions(
-    cassette_path: str | Path, *, profile: str = "strict", models: SessionModels | None = None
+    cassette_path: str | Path,
+    *,
+    profile: str = "strict",
+    models: SessionModels | None = None,
+    extra_attempts: int = 0,
 ) -> ForeignReplay:
     """`areplay_foreign` with each session played by the model ``models`` builds (a
-    `RecordedModel` of the session's outcomes when ``models`` is None)."""
+    `RecordedModel` of the session's outcomes when ``models`` is None); ``extra_attempts``
+    more model calls per step are allowed in every turn the recording did not give up."""
     interactions = load_foreign_cassette(cassette_path)
     wires = _formats(cassette_path, interactions)
     calls = [i for i in interactions if i.index in wires]
@@ -378,7 +385,7 @@ async def areplay_sessions(
         return RecordedModel(plan.model, [(index, outcomes[index]) for index in plan.interactions])
 
     sessions = [
-        await _run_session(plan, outcomes, schemas, profile, model_of(plan))
+        await _run_session(plan, outcomes, schemas, profile, model_of(plan), extra_attempts)
         for plan in plan_sessions(calls, requests, outcomes, names)
     ]
     invalid = [
