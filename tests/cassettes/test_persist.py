@@ -4,6 +4,7 @@ damaged or holding a secret."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -39,6 +40,7 @@ from harness_conformance.server import (
 )
 
 SENTINEL = "sk-sentinel-" + "Zq8Xw2Lk5Vn9Ht3Jc7Md1Fb6"
+ORIGINAL_HTTP_CONNECTION = http.client.HTTPConnection
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "cassettes.md"
 
 
@@ -205,6 +207,9 @@ def test_a_cassette_with_an_unknown_secret_is_not_written(tmp_path: Path) -> Non
     assert "interaction 0, response, field body.sse" in error.message
     assert leaked not in str(error)
     assert list(tmp_path.iterdir()) == []
+    # The refused save still took vcrpy's patches off the HTTP libraries, while the
+    # error (and the decorator its traceback holds) is alive.
+    assert http.client.HTTPConnection is ORIGINAL_HTTP_CONNECTION
 
 
 async def session_of_one(base_url: str) -> None:

@@ -30,6 +30,7 @@ of this, whatever else the caller configured; `make_vcr` builds one.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import secrets as _random
 from collections import OrderedDict
@@ -53,6 +54,7 @@ from ..parsing._yaml import load_yaml
 from . import _format
 from ._file_lock import cassette_lock, remove_stale_temporaries
 from ._secrets import SECRET_HEADERS, Scrubber, Secret, refuse_secrets
+from ._unpatch import unpatching_use_cassette
 
 __all__ = [
     "CassettePersister",
@@ -335,7 +337,9 @@ def configure_vcr(
     Registers the ``harness_conformance`` serializer and a `CassettePersister` and makes
     them the defaults, decodes compressed responses, filters `SECRET_HEADERS`, and adds
     the `Scrubber` as the last ``before_record_request`` and ``before_record_response``
-    hook, after the caller's own. Returns ``vcr_instance``.
+    hook, after the caller's own, and makes its cassettes remove their HTTP patches even
+    when saving fails (`harness_conformance.cassettes._unpatch`). Returns
+    ``vcr_instance``.
     """
     persister = CassettePersister(secrets=secrets, allow_missing=allow_missing)
     vcr_instance.register_serializer(_format.SERIALIZER_NAME, _format)
@@ -355,6 +359,7 @@ def configure_vcr(
     vcr_instance.before_record_response = _chain(
         vcr_instance.before_record_response, persister.scrubber.scrub_response
     )
+    vcr_instance._use_cassette = functools.partial(unpatching_use_cassette, vcr_instance)
     return vcr_instance
 
 
