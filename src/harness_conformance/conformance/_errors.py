@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import HarnessError, LlmError, LlmFailure, error_chain, error_info
+from ._cases import check_cases, first_reason
 from ._files import (
     VectorFailure,
     VectorFileError,
@@ -124,11 +125,7 @@ the reason, or ``None`` for a case it does not claim."""
 
 def error_known_gap(case: ErrorCase) -> str | None:
     """The reason the first claiming predicate of `ERROR_KNOWN_GAPS` gives, if any."""
-    for predicate in ERROR_KNOWN_GAPS:
-        reason = predicate(case)
-        if reason is not None:
-            return reason
-    return None
+    return first_reason(ERROR_KNOWN_GAPS, case)
 
 
 # -- building what a case throws --------------------------------------------------------
@@ -356,27 +353,10 @@ def run_error_vectors(directory: str | Path | Iterable[ErrorVector]) -> list[Vec
         vectors: Iterable[ErrorVector] = load_error_vectors(directory)
     else:
         vectors = directory
-    failures: list[VectorFailure] = []
-    for vector in vectors:
-        for case in vector.cases:
-            expected = dict(case.expected)
-            reason = error_known_gap(case)
-            if reason is not None:
-                failures.append(
-                    VectorFailure(
-                        vector_id=vector.id,
-                        case=case.description,
-                        expected=expected,
-                        actual=None,
-                        skipped=reason,
-                    )
-                )
-                continue
-            actual = run_error_case(case)
-            if not _agrees(case, actual):
-                failures.append(
-                    VectorFailure(
-                        vector_id=vector.id, case=case.description, expected=expected, actual=actual
-                    )
-                )
-    return failures
+    return check_cases(
+        vectors,
+        expected=lambda case: dict(case.expected),
+        gap=error_known_gap,
+        run=run_error_case,
+        agrees=_agrees,
+    )

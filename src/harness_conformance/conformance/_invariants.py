@@ -26,6 +26,7 @@ from typing import Any
 from ..events import PACKED_ROW_TYPES, Event, SessionLogError, event_from_json
 from ..events._session_log import _expand_row
 from ..invariants import PROFILES, RULES, check_log
+from ._cases import check_cases, first_reason
 from ._files import (
     VectorFailure,
     VectorFileError,
@@ -98,11 +99,7 @@ returns the reason, or ``None`` for a case it does not claim."""
 
 def invariant_known_gap(case: InvariantCase) -> str | None:
     """The reason the first claiming predicate of `INVARIANT_KNOWN_GAPS` gives, if any."""
-    for predicate in INVARIANT_KNOWN_GAPS:
-        reason = predicate(case)
-        if reason is not None:
-            return reason
-    return None
+    return first_reason(INVARIANT_KNOWN_GAPS, case)
 
 
 # -- loading ---------------------------------------------------------------------------
@@ -288,30 +285,10 @@ def run_invariant_vectors(
         vectors: Iterable[InvariantVector] = load_invariant_vectors(directory)
     else:
         vectors = directory
-    failures: list[VectorFailure] = []
-    for vector in vectors:
-        for case in vector.cases:
-            expected = [{"rule": rule, "seq": seq} for rule, seq in case.violations]
-            reason = invariant_known_gap(case)
-            if reason is not None:
-                failures.append(
-                    VectorFailure(
-                        vector_id=vector.id,
-                        case=case.description,
-                        expected=expected,
-                        actual=None,
-                        skipped=reason,
-                    )
-                )
-                continue
-            actual = run_invariant_case(case)
-            if _pairs(actual) != _pairs(case.violations):
-                failures.append(
-                    VectorFailure(
-                        vector_id=vector.id,
-                        case=case.description,
-                        expected=expected,
-                        actual=actual,
-                    )
-                )
-    return failures
+    return check_cases(
+        vectors,
+        expected=lambda case: [{"rule": rule, "seq": seq} for rule, seq in case.violations],
+        gap=invariant_known_gap,
+        run=run_invariant_case,
+        agrees=lambda case, actual: _pairs(actual) == _pairs(case.violations),
+    )

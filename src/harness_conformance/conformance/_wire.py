@@ -30,6 +30,7 @@ from typing import Any
 from ..errors import LlmError
 from ..events import chunk_to_json
 from ..wire import WireFormat, format_named
+from ._cases import check_cases, first_reason
 from ._files import (
     VectorFailure,
     VectorFileError,
@@ -105,11 +106,7 @@ reason, or ``None`` for a case it does not claim."""
 
 def wire_known_gap(case: WireCase) -> str | None:
     """The reason the first claiming predicate of `WIRE_KNOWN_GAPS` gives, if any."""
-    for predicate in WIRE_KNOWN_GAPS:
-        reason = predicate(case)
-        if reason is not None:
-            return reason
-    return None
+    return first_reason(WIRE_KNOWN_GAPS, case)
 
 
 # -- loading ---------------------------------------------------------------------------
@@ -230,27 +227,10 @@ def run_wire_vectors(directory: str | Path | Iterable[WireVector]) -> list[Vecto
         vectors: Iterable[WireVector] = load_wire_vectors(directory)
     else:
         vectors = directory
-    failures: list[VectorFailure] = []
-    for vector in vectors:
-        for case in vector.cases:
-            expected = dict(case.expected)
-            reason = wire_known_gap(case)
-            if reason is not None:
-                failures.append(
-                    VectorFailure(
-                        vector_id=vector.id,
-                        case=case.description,
-                        expected=expected,
-                        actual=None,
-                        skipped=reason,
-                    )
-                )
-                continue
-            actual = run_wire_case(case)
-            if not same_json(actual, expected, key_order=False):
-                failures.append(
-                    VectorFailure(
-                        vector_id=vector.id, case=case.description, expected=expected, actual=actual
-                    )
-                )
-    return failures
+    return check_cases(
+        vectors,
+        expected=lambda case: dict(case.expected),
+        gap=wire_known_gap,
+        run=run_wire_case,
+        agrees=lambda case, actual: same_json(actual, dict(case.expected), key_order=False),
+    )
