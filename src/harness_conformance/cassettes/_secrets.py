@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +161,27 @@ _PATTERNS = (
         needs_context=True,
     ),
 )
+
+
+_KEYED = tuple(pattern for pattern in _PATTERNS if not pattern.needs_context)
+_CONTEXTUAL = tuple(pattern for pattern in _PATTERNS if pattern.needs_context)
+_RUN = re.compile(r"[A-Za-z0-9+/_-]{32,}")
+"""A run of the characters every contextual pattern is made of, as long as the shortest
+of them: each contextual match lies inside one such run (plus two ``=`` of padding)."""
+
+
+def _key_matches(text: str) -> Iterator[tuple[_Pattern, re.Match[str]]]:
+    """Every pattern's matches in ``text``, as ``pattern.regex.finditer(text)`` gives
+    them. The contextual patterns are searched only inside the runs `_RUN` finds, which
+    is where all their matches are; their look-behinds still see the text before a run."""
+    for pattern in _KEYED:
+        for match in pattern.regex.finditer(text):
+            yield pattern, match
+    runs = [(run.start(), run.end() + 2) for run in _RUN.finditer(text)]
+    for pattern in _CONTEXTUAL:
+        for start, end in runs:
+            for match in pattern.regex.finditer(text, start, end):
+                yield pattern, match
 
 
 @dataclass(frozen=True)
@@ -355,10 +376,9 @@ def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[Secret
     hits: dict[int, tuple[str, int, bool]] = {}
     for start, end in redactor.spans(text):
         hits.setdefault(start, ("a live API key value", end - start, False))
-    for pattern in _PATTERNS:
-        for match in pattern.regex.finditer(text):
-            if pattern.accept(match[0]):
-                hits.setdefault(match.start(), (pattern.kind, len(match[0]), pattern.needs_context))
+    for pattern, match in _key_matches(text):
+        if pattern.accept(match[0]):
+            hits.setdefault(match.start(), (pattern.kind, len(match[0]), pattern.needs_context))
     root: yaml.Node | None = None
     composed = False
     findings: list[SecretFinding] = []

@@ -1,0 +1,85 @@
+"""The scanner searches its contextual patterns only inside long runs of key characters:
+it finds exactly what searching the whole text with every pattern finds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from harness_conformance.cassettes._secrets import _PATTERNS, _key_matches
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = sorted(
+    path
+    for folder in ("tests/corpora/cassettes", "tests/corpora/provider-cassettes", "fixtures")
+    for path in (ROOT / folder).rglob("*.yaml")
+)
+
+
+def _everywhere(text: str) -> list[tuple[str, int, int]]:
+    return sorted(
+        (pattern.kind, match.start(), match.end())
+        for pattern in _PATTERNS
+        for match in pattern.regex.finditer(text)
+    )
+
+
+def _through_runs(text: str) -> list[tuple[str, int, int]]:
+    found = _key_matches(text)
+    return sorted((pattern.kind, match.start(), match.end()) for pattern, match in found)
+
+
+def test_the_corpus_has_contextual_matches_to_compare() -> None:
+    contextual = [p for p in _PATTERNS if p.needs_context]
+    found = sum(
+        1
+        for path in CORPUS
+        for pattern in contextual
+        for _ in pattern.regex.finditer(path.read_text("utf-8", errors="replace"))
+    )
+    assert len(CORPUS) > 150
+    assert found > 50
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda path: path.name)
+def test_runs_find_what_the_whole_text_search_finds_in_recorded_cassettes(path: Path) -> None:
+    text = path.read_text("utf-8", errors="replace")
+    assert _through_runs(text) == _everywhere(text)
+
+
+_PIECES = st.sampled_from(
+    [
+        "0123456789abcdef" * 2,
+        "deadBEEF" * 5,
+        "QUJD" * 11,
+        "=",
+        "==",
+        "-",
+        "_",
+        "/",
+        "+",
+        ".",
+        " ",
+        "\n",
+        "x",
+        "sk-",
+        "token: ",
+        "é",
+    ]
+)
+
+
+@given(st.lists(_PIECES, max_size=30).map("".join))
+def test_runs_find_what_the_whole_text_search_finds_in_any_text(text: str) -> None:
+    assert _through_runs(text) == _everywhere(text)
+
+
+def test_a_padded_key_after_another_is_not_found_twice() -> None:
+    first, second = "QUJD" * 11, "Wxyz" * 11
+    text = f"key: {first}=={second}"
+    found = _through_runs(text)
+    assert found == [("a long base64 key", 5, 51)]
+    assert found == _everywhere(text)
