@@ -71,9 +71,11 @@ def test_violations_fail_the_run_and_are_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shutil.copy(SMALL, tmp_path / "x.yaml")
-    monkeypatch.setattr(
-        _foreign_replay, "replay_foreign", lambda path, profile: replay_with_violations(path)
-    )
+
+    async def replay(path: Path, profile: str) -> ForeignReplay:
+        return replay_with_violations(path)
+
+    monkeypatch.setattr(_foreign_replay, "areplay_foreign", replay)
     report = tmp_path / "out" / "report.json"
     report.parent.mkdir()
 

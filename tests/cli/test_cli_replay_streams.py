@@ -17,7 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness_conformance.cli import _replay, main
-from harness_conformance.cli._cassette_check import CassetteResult, check_cassette
+from harness_conformance.cli._cassette_check import (
+    CassetteResult,
+    acheck_cassette,
+    check_cassette,
+)
 from harness_conformance.cli._output import render_table
 from harness_conformance.cli._report import find_inputs
 from harness_conformance.cli._spool import SpooledLines, SpooledReport, SpooledTable
@@ -85,15 +89,15 @@ def test_each_replay_is_released_before_the_next_cassette_is_read(
     alive: list[weakref.ref[CassetteResult]] = []
     checked: list[str] = []
 
-    def check(file: Any, profile: str) -> CassetteResult:
+    async def check(file: Any, profile: str) -> CassetteResult:
         gc.collect()
         assert [ref for ref in alive if ref() is not None] == [], "an earlier replay is held"
-        result = check_cassette(file, profile)
+        result = await acheck_cassette(file, profile)
         alive.append(weakref.ref(result))
         checked.append(file.name)
         return result
 
-    monkeypatch.setattr(_replay, "check_cassette", check)
+    monkeypatch.setattr(_replay, "acheck_cassette", check)
     main(["replay", str(folder)])
     assert len(checked) == len(list(folder.rglob("*.yaml")))
     assert len(checked) > 17

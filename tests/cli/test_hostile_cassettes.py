@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_conformance import cassettes
+from harness_conformance.cassettes.foreign._replay import areplay_foreign
 from harness_conformance.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,15 +150,14 @@ def test_any_loader_failure_is_an_error_row_naming_the_file(
     folder.mkdir()
     shutil.copy(GOOD, folder / "a.yaml")
     shutil.copy(GOOD, folder / "b.yaml")
-    real = cassettes.replay_foreign
+    real = areplay_foreign
 
-    def failing(path: Path, **options: object) -> object:
+    async def failing(path: Path, **options: object) -> object:
         if Path(path).name == "a.yaml":
             raise raised
-        return real(path, **options)  # type: ignore[arg-type]
+        return await real(path, **options)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cassettes, "replay_foreign", failing)
-    monkeypatch.setattr("harness_conformance.cassettes.foreign._replay.replay_foreign", failing)
+    monkeypatch.setattr("harness_conformance.cassettes.foreign._replay.areplay_foreign", failing)
     assert main(["replay", str(folder)]) == 1
     out = capsys.readouterr().out
     assert rows(out) == {"a.yaml": "ERROR CASSETTE_CORRUPT", "b.yaml": "ok"}

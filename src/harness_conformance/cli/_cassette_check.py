@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio
+
 from ..errors import CassetteError
 from ._output import plural
 from ._report import InputFile, unreadable
@@ -20,7 +22,7 @@ from ._report import InputFile, unreadable
 if TYPE_CHECKING:
     from ..cassettes.foreign._replay import ForeignReplay
 
-__all__ = ["CassetteResult", "check_cassette"]
+__all__ = ["CassetteResult", "acheck_cassette", "check_cassette"]
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,19 @@ def _secret_error(path: Path) -> CassetteError | None:
 
 def check_cassette(file: InputFile, profile: str) -> CassetteResult:
     """Scan one cassette for secrets, then replay it; a `CassetteError` becomes the result."""
-    from ..cassettes.foreign._replay import replay_foreign
+    box: list[CassetteResult] = []
+
+    async def run() -> None:
+        box.append(await acheck_cassette(file, profile))
+
+    anyio.run(run)
+    return box[0]
+
+
+async def acheck_cassette(file: InputFile, profile: str) -> CassetteResult:
+    """`check_cassette` inside a running event loop, so that a run over many cassettes
+    starts one loop, not one per cassette."""
+    from ..cassettes.foreign._replay import areplay_foreign
 
     if file.problem is not None:
         error = CassetteError(file.problem, code="CASSETTE_MISSING", path=str(file.path))
@@ -94,7 +108,7 @@ def check_cassette(file: InputFile, profile: str) -> CassetteResult:
     if secret is not None:
         return CassetteResult(file, None, secret)
     try:
-        return CassetteResult(file, replay_foreign(file.path, profile=profile))
+        return CassetteResult(file, await areplay_foreign(file.path, profile=profile))
     except CassetteError as exc:
         return CassetteResult(file, None, exc)
     except Exception as exc:  # the last line of defence: one file never ends the run

@@ -24,7 +24,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._cassette_check import CassetteResult, check_cassette
+import anyio
+
+from ._cassette_check import CassetteResult, acheck_cassette, check_cassette
 from ._output import Progress, plural, render_table
 from ._report import (
     check_report_path,
@@ -277,25 +279,31 @@ def _run(args: argparse.Namespace) -> int:
     )
     fail_on_invalid = bool(args.fail_on_invalid_args)
     totals = dict.fromkeys(_TOTALS, 0)
-    passed = True
+    passed: list[bool] = []
     with (
         SpooledTable(_HEADERS) as table,
         SpooledLines() as details,
         SpooledReport("cassettes") as entries,
         Progress(len(files), "replay") as progress,
     ):
-        for file in files:
-            item = check_cassette(file, args.invariants)
-            table.add(_row(item, fail_on_invalid))
-            details.extend(_details(item))
-            if report is not None:
-                entries.add(_cassette_data(item, fail_on_invalid))
-            _add(totals, item)
-            passed = passed and not item.failed(fail_on_invalid)
-            del item  # the replay is released before the next cassette is read
-            progress.advance(file.name)
+
+        async def replay_all() -> None:  # one event loop for every cassette
+            for file in files:
+                item = await acheck_cassette(file, args.invariants)
+                table.add(_row(item, fail_on_invalid))
+                details.extend(_details(item))
+                if report is not None:
+                    entries.add(_cassette_data(item, fail_on_invalid))
+                _add(totals, item)
+                passed.append(not item.failed(fail_on_invalid))
+                del item  # the replay is released before the next cassette is read
+                progress.advance(file.name)
+
+        anyio.run(replay_all)
         if report is not None:
-            entries.write(report, _report_head(args.invariants, fail_on_invalid, passed, totals))
+            entries.write(
+                report, _report_head(args.invariants, fail_on_invalid, all(passed), totals)
+            )
         out = sys.stdout
         if not args.quiet:
             for line in table.lines():
@@ -306,7 +314,7 @@ def _run(args: argparse.Namespace) -> int:
                     out.write(line + "\n")
                 out.write("\n")
         out.write(_summary(totals) + "\n")
-    return 0 if passed else 1
+    return 0 if all(passed) else 1
 
 
 def add_replay(commands: Any) -> None:
