@@ -72,7 +72,7 @@ def test_violations_fail_the_run_and_are_reported(
 ) -> None:
     shutil.copy(SMALL, tmp_path / "x.yaml")
 
-    async def replay(path: Path, profile: str) -> ForeignReplay:
+    async def replay(path: Path, profile: str, **_: object) -> ForeignReplay:
         return replay_with_violations(path)
 
     monkeypatch.setattr(_foreign_replay, "areplay_foreign", replay)

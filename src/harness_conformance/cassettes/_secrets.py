@@ -356,7 +356,12 @@ def _escaped_findings(root: yaml.Node | None, text: str) -> list[SecretFinding]:
     return findings
 
 
-def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[SecretFinding]:
+def find_secrets(
+    text: str,
+    secrets: Iterable[str | Secret] = (),
+    *,
+    tree: Callable[[], yaml.Node | None] | None = None,
+) -> list[SecretFinding]:
     """Everything in ``text`` that looks like a credential, in text order.
 
     Key-shaped tokens (``sk-``, ``sk-ant-``, ``gsk_``, ``xai-``, ``AIza``, ``hf_``,
@@ -371,7 +376,12 @@ def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[Secret
     JSON escapes (``\\u0073k-...``) is found in the decoded value and reported where the
     event or the body starts. A token that lies inside one already reported (the key of a
     ``Bearer sk-...`` header) is not reported again.
+
+    ``tree`` gives the YAML node tree of ``text`` when the caller has composed it
+    already (None when it is not YAML); without it the text is composed here, when
+    a finding needs a field or a stream.
     """
+    compose = tree if tree is not None else lambda: _compose(text)
     redactor = Redactor(live_secrets(secrets))
     hits: dict[int, tuple[str, int, bool]] = {}
     for start, end in redactor.spans(text):
@@ -390,7 +400,7 @@ def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[Secret
         line_start = text.rfind("\n", 0, start) + 1
         named_before = _CREDENTIAL_BEFORE.search(text[max(line_start, start - 64) : start])
         if not composed:
-            root, composed = _compose(text), True
+            root, composed = compose(), True
         field = _field_at(root, start, text)
         if needs_context and not (named_before or _credential_field(field)):
             continue
@@ -399,11 +409,11 @@ def find_secrets(text: str, secrets: Iterable[str | Secret] = ()) -> list[Secret
         covered = start + length
     if "data" in text:
         if not composed:
-            root, composed = _compose(text), True
+            root, composed = compose(), True
         findings += _split_findings(root, text, redactor)
     if "\\u00" in text or "\\x" in text:  # an escape of an ASCII character
         if not composed:
-            root, composed = _compose(text), True
+            root, composed = compose(), True
         findings += _escaped_findings(root, text)
     findings.sort(key=lambda finding: (finding.line, finding.column))
     return findings

@@ -9,6 +9,7 @@ next.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,8 @@ from ._output import plural
 from ._report import InputFile, unreadable
 
 if TYPE_CHECKING:
+    import yaml
+
     from ..cassettes.foreign._replay import ForeignReplay
 
 __all__ = ["CassetteResult", "acheck_cassette", "check_cassette"]
@@ -62,8 +65,6 @@ def _secret_error(path: Path) -> CassetteError | None:
 
     The message says where each token is and what it looks like, never its value.
     """
-    from ..cassettes._secrets import REDACTED, describe_findings, find_secrets
-
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:
@@ -72,7 +73,16 @@ def _secret_error(path: Path) -> CassetteError | None:
             code="CASSETTE_MISSING",
             path=str(path),
         )
-    findings = find_secrets(text)
+    return _secrets_in(path, text)
+
+
+def _secrets_in(
+    path: Path, text: str, tree: Callable[[], yaml.Node | None] | None = None
+) -> CassetteError | None:
+    """`_secret_error` of a text already read (and composed, when ``tree`` is given)."""
+    from ..cassettes._secrets import REDACTED, describe_findings, find_secrets
+
+    findings = find_secrets(text, tree=tree)
     if not findings:
         return None
     return CassetteError(
@@ -98,21 +108,34 @@ def check_cassette(file: InputFile, profile: str) -> CassetteResult:
 
 async def acheck_cassette(file: InputFile, profile: str) -> CassetteResult:
     """`check_cassette` inside a running event loop, so that a run over many cassettes
-    starts one loop, not one per cassette."""
+    starts one loop, not one per cassette.
+
+    The secret scan sees the text and the node tree the replay's loader read, before
+    anything is built from them, so the file is read and composed once. A file that does
+    not load that far is scanned as text, and a secret in it is reported before the
+    reason it does not load."""
     from ..cassettes.foreign._replay import areplay_foreign
 
     if file.problem is not None:
         error = CassetteError(file.problem, code="CASSETTE_MISSING", path=str(file.path))
         return CassetteResult(file, None, error)
-    secret = _secret_error(file.path)
-    if secret is not None:
-        return CassetteResult(file, None, secret)
+    screened: list[bool] = []
+
+    def screen(text: str, tree: Callable[[], yaml.Node | None] | None) -> None:
+        screened.append(True)
+        secret = _secrets_in(file.path, text, tree)
+        if secret is not None:
+            raise secret
+
     try:
-        return CassetteResult(file, await areplay_foreign(file.path, profile=profile))
+        return CassetteResult(
+            file, await areplay_foreign(file.path, profile=profile, screen=screen)
+        )
     except CassetteError as exc:
-        return CassetteResult(file, None, exc)
+        error = exc
     except Exception as exc:  # the last line of defence: one file never ends the run
         message = unreadable(file.path, exc)
-        return CassetteResult(
-            file, None, CassetteError(message, code="CASSETTE_CORRUPT", path=str(file.path))
-        )
+        error = CassetteError(message, code="CASSETTE_CORRUPT", path=str(file.path))
+    if not screened:
+        error = _secret_error(file.path) or error
+    return CassetteResult(file, None, error)

@@ -30,7 +30,7 @@ named error. Any other YAML error propagates unchanged.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import yaml
@@ -224,18 +224,28 @@ def compose_yaml(
 
 
 def load_yaml(
-    text: str, *, loader: type[Any] | None = None, alias_budget: int | None = None
+    text: str,
+    *,
+    loader: type[Any] | None = None,
+    alias_budget: int | None = None,
+    inspect: Callable[[yaml.Node | None], None] | None = None,
 ) -> Any:
     """The value of ``text``, as ``yaml.load(text, Loader=loader)`` gives it, after
     `check_node` accepted its node tree. ``loader`` defaults to the C safe loader when
-    PyYAML has it, else the pure-Python one."""
+    PyYAML has it, else the pure-Python one. ``inspect``, when given, is called with the
+    accepted node tree (None for an empty document) before anything is built from it,
+    so a reader that needs the tree does not compose the text again; what it raises
+    propagates."""
     instance = (loader or safe_loader())(text)
     try:
         try:
             node = instance.get_single_node()
+            if node is not None:
+                check_node(node, budget=alias_budget, text=text)
+            if inspect is not None:
+                inspect(node)
             if node is None:
                 return None
-            check_node(node, budget=alias_budget, text=text)
             return instance.construct_document(node)
         except RecursionError:
             raise _too_deep() from None

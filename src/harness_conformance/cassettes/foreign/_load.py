@@ -41,7 +41,7 @@ index and what is wrong; a missing file raises ``CASSETTE_MISSING``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NoReturn
@@ -55,7 +55,7 @@ from ...parsing._yaml import YamlTextError, compose_yaml, load_yaml
 from .._decompress import BodyTooLarge, decompress
 from .._format import VCR_YAML_LOADER
 
-__all__ = ["BodyKind", "Interaction", "load_foreign_cassette", "parse_sse"]
+__all__ = ["BodyKind", "Interaction", "Screen", "load_foreign_cassette", "parse_sse"]
 
 BodyKind = Literal["json", "sse", "text", "bytes"]
 
@@ -142,9 +142,10 @@ def parse_sse(text: str) -> tuple[tuple[Any, ...], bool]:
 class _Reader:
     """Reads one cassette file; every failure names the file and, lazily, the line."""
 
-    def __init__(self, path: Path, text: str) -> None:
+    def __init__(self, path: Path, text: str, screen: Screen | None = None) -> None:
         self.path = path
         self.text = text
+        self.screen = screen
         self._root: yaml.Node | None = None
         self._composed = False
 
@@ -211,6 +212,8 @@ class _Reader:
 
     def document(self) -> Any:
         if self.path.suffix.lower() == ".json":
+            if self.screen is not None:
+                self.screen(self.text, None)
             try:
                 return parse_json(self.text)
             except JsonTextError as exc:
@@ -218,7 +221,9 @@ class _Reader:
                     f"not valid JSON ({exc.problem.removeprefix('not JSON: ')})", line=exc.line
                 )
         try:
-            document = load_yaml(self.text, loader=VCR_YAML_LOADER)
+            screen, text = self.screen, self.text
+            inspect = None if screen is None else lambda root: screen(text, lambda: root)
+            document = load_yaml(self.text, loader=VCR_YAML_LOADER, inspect=inspect)
         except YamlTextError as exc:
             mark = exc.problem_mark
             self.fail(str(exc.problem), line=None if mark is None else mark.line + 1)
@@ -391,9 +396,19 @@ def _classify(raw: str | bytes | None, content_type: str) -> tuple[BodyKind, Any
     return ("text", raw, False) if value is _NOT_JSON else ("json", value, False)
 
 
-def load_foreign_cassette(path: str | Path) -> list[Interaction]:
+Screen = Callable[[str, Callable[[], yaml.Node | None] | None], None]
+"""Called with a cassette's text, and with a function giving its YAML node tree (None
+for a JSON cassette), once the text has been read and composed and before anything is
+built from it; what it raises propagates."""
+
+
+def load_foreign_cassette(path: str | Path, *, screen: Screen | None = None) -> list[Interaction]:
     """Every interaction of a vcrpy cassette (stock YAML or JSON, or pydantic-ai's
-    ``parsed_body`` YAML), decoded as described in the module docstring."""
+    ``parsed_body`` YAML), decoded as described in the module docstring.
+
+    ``screen`` sees the text and its node tree before the interactions are built (the
+    ``replay`` command scans it for secrets there, without composing it again); it is
+    not called when the file cannot be read or its YAML does not compose."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -411,4 +426,4 @@ def load_foreign_cassette(path: str | Path) -> list[Interaction]:
         line = data.count(b"\n", 0, exc.start) + 1
         reader = _Reader(path, "")
         reader.fail(f"the file is not UTF-8 text (byte {exc.start})", line=line)
-    return _Reader(path, text).interactions()
+    return _Reader(path, text, screen).interactions()

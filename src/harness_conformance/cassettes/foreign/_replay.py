@@ -52,7 +52,7 @@ from ...invariants import InvariantChecker, Violation
 from ...schema import Spec, from_json_schema, parse_arguments, validate_args
 from ...tools import ToolCall, ToolRegistry, define_tool
 from ...wire import ChatRequest, ServerToolCall, WireFormat, detect, not_a_model_call
-from ._load import Interaction, load_foreign_cassette
+from ._load import Interaction, Screen, load_foreign_cassette
 from ._plan import SessionPlan, plan_sessions
 from ._recorded_model import Outcome, RecordedModel, SessionModel, outcome_of
 
@@ -355,9 +355,13 @@ SessionModels = Callable[
 wire format of each, by interaction index."""
 
 
-async def areplay_foreign(cassette_path: str | Path, *, profile: str = "strict") -> ForeignReplay:
-    """`replay_foreign` for code already running in an event loop."""
-    return await areplay_sessions(cassette_path, profile=profile)
+async def areplay_foreign(
+    cassette_path: str | Path, *, profile: str = "strict", screen: Screen | None = None
+) -> ForeignReplay:
+    """`replay_foreign` for code already running in an event loop; ``screen`` sees the
+    cassette's text and YAML node tree before anything is built from them
+    (`load_foreign_cassette`)."""
+    return await areplay_sessions(cassette_path, profile=profile, screen=screen)
 
 
 async def areplay_sessions(
@@ -366,11 +370,12 @@ async def areplay_sessions(
     profile: str = "strict",
     models: SessionModels | None = None,
     extra_attempts: int = 0,
+    screen: Screen | None = None,
 ) -> ForeignReplay:
     """`areplay_foreign` with each session played by the model ``models`` builds (a
     `RecordedModel` of the session's outcomes when ``models`` is None); ``extra_attempts``
     more model calls per step are allowed in every turn the recording did not give up."""
-    interactions = load_foreign_cassette(cassette_path)
+    interactions = load_foreign_cassette(cassette_path, screen=screen)
     wires = _formats(cassette_path, interactions)
     calls = [i for i in interactions if i.index in wires]
     requests = {i.index: wires[i.index].read_request(i.uri, i.request_body) for i in calls}
