@@ -57,10 +57,20 @@ ALLOWED: dict[str, set[str]] = {
     "chaos": {"cassettes", "errors", "events", "models", "wire"},
     "snapshots": {"errors", "events", "redaction", "replay", "schema", "strategies", "tools"},
     "standard": CORE | {"cassettes", "replay", "snapshots", "strategies"},
-    "conformance": CORE | {"cassettes", "replay"},
-    "plugin": CORE | {"cassettes", "redaction", "replay", "snapshots", "standard", "strategies"},
+    "conformance": CORE | {"cassettes", "chaos", "replay"},
+    "plugin": CORE
+    | {"cassettes", "chaos", "redaction", "replay", "snapshots", "standard", "strategies"},
     "cli": CORE
-    | {"_version", "cassettes", "conformance", "recording", "redaction", "reenactment", "replay"},
+    | {
+        "_version",
+        "cassettes",
+        "chaos",
+        "conformance",
+        "recording",
+        "redaction",
+        "reenactment",
+        "replay",
+    },
     # The facade, the session-log path, the version and ``python -m``.
     "__init__": CORE - {"parsing"} | {"_version", "cassettes", "reenactment", "replay"},
     "session_log": {"events"},
