@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +31,64 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class InputFile:
-    """One file to check: where it is, and the name the output shows for it."""
+    """One file to check: where it is, and the name the output shows for it.
 
-    path: Path
-    """The file."""
-    name: str
-    """Its path relative to the directory it was found in, or as given for a file."""
-    problem: str | None = None
-    """Why the entry cannot be read at all (a symbolic link that leads nowhere, a pipe),
-    found while listing a directory; the command reports it as an error row."""
+    A run over many thousands of files holds one of these per file, so a file found in
+    a directory keeps only its parts below that directory, joined by NUL, and makes its
+    `path` and `name` when asked."""
+
+    __slots__ = ("_key", "_shown", "_where", "problem")
+
+    def __init__(self, path: str | os.PathLike[str], name: str, problem: str | None = None):
+        self._where = os.fspath(path)
+        self._key: str | None = None
+        self._shown: str | None = name
+        self.problem = problem
+        """Why the entry cannot be read at all (a symbolic link that leads nowhere, a
+        pipe), found while listing a directory; the command reports it as an error row."""
+
+    @classmethod
+    def below(
+        cls, directory: str, key: str, shown: str | None, problem: str | None = None
+    ) -> InputFile:
+        """The file at the NUL-joined parts ``key`` below ``directory``, named by those
+        parts after ``shown`` (the directory as given) or, without it, by the parts
+        alone."""
+        found = cls(directory, "", problem)
+        found._key, found._shown = key, shown
+        return found
+
+    @property
+    def path(self) -> Path:
+        """The file."""
+        if self._key is None:
+            return Path(self._where)
+        return Path(self._where, *self._key.split("\0"))
+
+    @property
+    def name(self) -> str:
+        """Its path relative to the directory it was found in, or as given for a file."""
+        if self._key is None:
+            return self._shown or ""
+        if self._shown is None:
+            return self._key.replace("\0", "/")
+        return os.path.join(self._shown, *self._key.split("\0"))
+
+    def _fields(self) -> tuple[str, str, str | None]:
+        return str(self.path), self.name, self.problem
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, InputFile):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        path, name, problem = self._fields()
+        return f"InputFile(path={path!r}, name={name!r}, problem={problem!r})"
 
 
 def real_path(path: Path) -> Path:
@@ -61,13 +107,6 @@ def _not_regular(path: Path) -> str | None:
             "fix or remove the link"
         )
     return f"{path} is not a regular file (a pipe, socket or device); give a file"
-
-
-def _name(argument: str, relative: Path, name_folders: bool) -> str:
-    """The shown name of a file found at ``relative`` below the directory ``argument``."""
-    if not name_folders:
-        return relative.as_posix()
-    return os.path.join(argument, *relative.parts)
 
 
 def find_inputs(
@@ -99,32 +138,38 @@ def find_inputs(
     for argument in arguments:
         root = Path(argument)
         if root.is_dir():
-            files = sorted(
-                (p for p in root.rglob("*") if p.name.lower().endswith(endings) and not p.is_dir()),
-                key=lambda p: p.relative_to(root).parts,
+            # Each file as its parts below the directory joined by NUL, which sorts
+            # before every character a name can hold, so the text sorts as the parts do.
+            keys = sorted(
+                "\0".join(p.relative_to(root).parts)
+                for p in root.rglob("*")
+                if p.name.lower().endswith(endings) and not p.is_dir()
             )
-            if not files:
+            if not keys:
                 patterns = ", ".join(f"*{suffix}" for suffix in endings)
                 raise UsageError(
                     f"directory {root} holds no {plural_what} ({patterns}): "
                     f"give a {what} file or a directory that contains some"
                 )
-            pairs = [(p, _name(argument, p.relative_to(root), name_folders)) for p in files]
+            shown = argument if name_folders else None
+            entries: Iterator[InputFile] = (InputFile.below(str(root), key, shown) for key in keys)
         elif root.exists() or root.is_symlink():
             problem = _not_regular(root)
             if problem is not None:
                 raise UsageError(problem)
-            pairs = [(root, argument)]
+            entries = iter([InputFile(root, argument)])
         else:
             raise UsageError(
                 f"{root} does not exist: check the path, or give a {what} file "
                 f"or a directory of {plural_what}"
             )
-        for path, name in pairs:
+        for entry in entries:
+            path = entry.path
             key = os.path.realpath(path)
             if key not in seen:
                 seen.add(key)
-                found.append(InputFile(path, name, _not_regular(path)))
+                entry.problem = _not_regular(path)
+                found.append(entry)
     return found
 
 

@@ -1,0 +1,60 @@
+"""The input list of ``replay``, ``check-log`` and ``reenact``: sorted as the path parts
+sort, and small enough to hold for tens of thousands of files."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+from harness_conformance.cli._report import InputFile, find_inputs
+
+
+def _touch(root: Path, *names: str) -> None:
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("interactions: []\n", "utf-8")
+
+
+def test_files_sort_by_their_parts_not_by_their_text(tmp_path: Path) -> None:
+    _touch(tmp_path, "a-b.yaml", "a/b.yaml", "a/a/z.yaml", "a.yaml", "B.yaml", "a0/c.yaml")
+    names = [f.name for f in find_inputs([str(tmp_path)], [".yaml"], what="c", plural_what="cs")]
+    assert names == ["B.yaml", "a/a/z.yaml", "a/b.yaml", "a-b.yaml", "a.yaml", "a0/c.yaml"]
+
+
+def test_folder_names_and_paths_are_made_from_the_parts(tmp_path: Path) -> None:
+    _touch(tmp_path / "one", "x/y.yaml")
+    _touch(tmp_path / "two", "y.yaml")
+    one, two = str(tmp_path / "one"), str(tmp_path / "two")
+    found = find_inputs([one, two], [".yaml"], what="c", plural_what="cs")
+    assert [(f.name, f.path) for f in found] == [
+        (str(Path(one, "x", "y.yaml")), tmp_path / "one" / "x" / "y.yaml"),
+        (str(Path(two, "y.yaml")), tmp_path / "two" / "y.yaml"),
+    ]
+    assert found[0] == InputFile(tmp_path / "one" / "x" / "y.yaml", found[0].name)
+    assert found[0] != found[1]
+    assert "y.yaml" in repr(found[1])
+
+
+def test_a_file_reached_twice_is_listed_once(tmp_path: Path) -> None:
+    _touch(tmp_path, "d/a.yaml")
+    (tmp_path / "d" / "link.yaml").symlink_to(tmp_path / "d" / "a.yaml")
+    found = find_inputs(
+        [str(tmp_path / "d"), str(tmp_path / "d" / "a.yaml")], [".yaml"], what="c", plural_what="cs"
+    )
+    assert [f.path.name for f in found] == ["a.yaml"]
+
+
+def test_an_input_list_holds_little_per_file(tmp_path: Path) -> None:
+    count = 2_000
+    for folder in range(20):
+        (tmp_path / f"d{folder:02d}").mkdir()
+    for index in range(count):
+        (tmp_path / f"d{index % 20:02d}" / f"cassette-{index:05d}-{'x' * 40}.yaml").touch()
+    tracemalloc.start()
+    try:
+        found = find_inputs([str(tmp_path)], [".yaml"], what="c", plural_what="cs")
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(found) == count
+    assert held / count < 300, f"{held / count:.0f} bytes per listed file"
