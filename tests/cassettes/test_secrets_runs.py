@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness_conformance.cassettes._secrets import _PATTERNS, _key_matches
+from harness_conformance.cassettes._secrets import _PATTERNS, _RUN, _key_matches, _runs
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(
@@ -17,6 +17,10 @@ CORPUS = sorted(
     for folder in ("tests/corpora/cassettes", "tests/corpora/provider-cassettes", "fixtures")
     for path in (ROOT / folder).rglob("*.yaml")
 )
+
+
+def _by_pattern(text: str) -> list[tuple[int, int]]:
+    return [run.span() for run in _RUN.finditer(text)]
 
 
 def _everywhere(text: str) -> list[tuple[str, int, int]]:
@@ -48,6 +52,7 @@ def test_the_corpus_has_contextual_matches_to_compare() -> None:
 def test_runs_find_what_the_whole_text_search_finds_in_recorded_cassettes(path: Path) -> None:
     text = path.read_text("utf-8", errors="replace")
     assert _through_runs(text) == _everywhere(text)
+    assert _runs(text) == _by_pattern(text)
 
 
 _PIECES = st.sampled_from(
@@ -75,6 +80,13 @@ _PIECES = st.sampled_from(
 @given(st.lists(_PIECES, max_size=30).map("".join))
 def test_runs_find_what_the_whole_text_search_finds_in_any_text(text: str) -> None:
     assert _through_runs(text) == _everywhere(text)
+    assert _runs(text) == _by_pattern(text)
+
+
+@given(st.text(alphabet="ab-_/+=.\x00 \x7f\u00e9\u4e2d", max_size=120))
+def test_runs_are_found_as_the_pattern_finds_them(text: str) -> None:
+    assert _runs(text) == _by_pattern(text)
+    assert _runs(text * 20) == _by_pattern(text * 20)
 
 
 def test_a_padded_key_after_another_is_not_found_twice() -> None:

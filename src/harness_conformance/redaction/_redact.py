@@ -31,6 +31,7 @@ __all__ = [
     "Redactor",
     "crossing",
     "encoded_forms",
+    "joined_texts",
     "redact_events",
     "redact_split",
     "text_streams",
@@ -158,27 +159,59 @@ class Piece:
     _key: Any = field(default=None, repr=False)
 
 
+def _name(path: str, key: Any, child: Any, in_list: bool) -> str:
+    """The field path of ``child``, found at ``key`` of a dict or list at ``path``: a
+    list item with an integer ``index`` (a chat choice, a tool-call delta) is named by
+    that index."""
+    if not in_list:
+        return f"{path}.{key}" if path else str(key)
+    index = child.get("index") if isinstance(child, dict) else None
+    return f"{path}[{index if type(index) is int else key}]"
+
+
 def _walk(value: Any, path: str, found: list[tuple[str, Any, Any, str]]) -> None:
-    items: Iterable[tuple[str, Any]]
+    """Every string under ``value``: its path, its holder, its key and itself."""
+    pairs: Iterable[tuple[Any, Any]]
     if isinstance(value, dict):
-        items = ((f"{path}.{key}" if path else str(key), key) for key in value)
+        pairs, in_list = value.items(), False
     elif isinstance(value, list):
-        items = (
-            (f"{path}[{item['index'] if _indexed(item) else position}]", position)
-            for position, item in enumerate(value)
-        )
+        pairs, in_list = enumerate(value), True
     else:
         return
-    for name, key in items:
-        child = value[key]
+    for key, child in pairs:
         if isinstance(child, str):
-            found.append((name, value, key, child))
-        else:
-            _walk(child, name, found)
+            found.append((_name(path, key, child, in_list), value, key, child))
+        elif isinstance(child, dict | list):
+            _walk(child, _name(path, key, child, in_list), found)
 
 
-def _indexed(item: Any) -> bool:
-    return isinstance(item, dict) and type(item.get("index")) is int
+def _strings(value: Any, path: str, found: list[tuple[str, str]]) -> None:
+    """`_walk` without the holders: every string under ``value`` and its path."""
+    pairs: Iterable[tuple[Any, Any]]
+    if isinstance(value, dict):
+        pairs, in_list = value.items(), False
+    elif isinstance(value, list):
+        pairs, in_list = enumerate(value), True
+    else:
+        return
+    for key, child in pairs:
+        if isinstance(child, str):
+            found.append((_name(path, key, child, in_list), child))
+        elif isinstance(child, dict | list):
+            _strings(child, _name(path, key, child, in_list), found)
+
+
+def joined_texts(objects: Sequence[Any]) -> list[str]:
+    """The reassembled text of each stream `text_streams` gives, in the same order,
+    without building its pieces: a quick look for anything worth finding."""
+    streams: dict[str, list[str]] = {}
+    for obj in objects:
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        found: list[tuple[str, str]] = []
+        _strings(obj, "", found)
+        for path, text in found:
+            streams.setdefault(f"{kind!r} {path}", []).append(text)
+    return ["".join(texts) for texts in streams.values() if len(texts) > 1]
 
 
 def text_streams(objects: Sequence[Any]) -> list[list[Piece]]:
