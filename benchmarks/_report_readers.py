@@ -135,6 +135,14 @@ def _loop(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     return targets, rows, {}
 
 
+_STEP_NAMES = {
+    "scan": "secret scan of the text alone",
+    "load": "load",
+    "load+scan": "load with the secret scan on its node tree",
+    "replay": "replay of the loaded cassette",
+}
+
+
 def _replay_scale(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     summary = data["summary"]
     small, large = (str(size) for size in summary["sizes"])
@@ -184,6 +192,18 @@ def _replay_scale(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], 
             f"{parse['replay_ms_per_cassette'] / parse['c_parse_ms_per_cassette']:.2f}x",
         ],
     ]
+    steps = data.get("steps", {})
+    for step, ms in steps.get("ms_per_cassette", {}).items():
+        if step == "parse":
+            continue
+        loads.append(
+            [
+                f"step of replay, {_STEP_NAMES[step]} / C YAML parse, ms per cassette",
+                f"{ms:.3f}",
+                f"{steps['ms_per_cassette']['parse']:.3f}",
+                f"{steps['over_parse'][step]:.2f}x",
+            ]
+        )
     runs = data["runs"]
     serial, parallel = runs["pytest"][large], runs["pytest -n 2"][large]
     notes = {}

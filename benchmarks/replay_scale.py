@@ -12,14 +12,15 @@ process of its own started under ``_rusage.py`` (wall time, peak resident memory
 Each runner runs over the first ``SIZES[0]`` copies and over all ``SIZES[1]``; memory is
 flat when the peak at the larger size is at most `FLAT` times that at the smaller.
 
-Two comparisons on the distinct corpus files, with medians of interleaved timed runs:
+Three comparisons on the distinct corpus files, with medians of interleaved timed runs:
 
 * load: each file converted once to our format (``cassettes.serialize`` of
   ``cassettes.deserialize``, written to the temporary folder) and to vcrpy's (vcrpy's
   ``yamlserializer.serialize`` of the same dict); ``cassettes.deserialize`` on ours
   beside ``vcr.serializers.yamlserializer.deserialize`` on vcrpy's;
 * parse: ``yaml.load(text, Loader=yaml.CSafeLoader)`` on each corpus file, summed over the
-  copies, beside the CLI's seconds per cassette at the larger size.
+  copies, beside the CLI's seconds per cassette at the larger size;
+* steps: what one cassette costs the command, step by step (`_replay_steps`).
 
     python benchmarks/replay_scale.py            # 1,000 and 10,000 cassettes, about 3 minutes
     python benchmarks/replay_scale.py --quick    # 100 and 1,000
@@ -47,6 +48,7 @@ from typing import Any
 import yaml
 from vcr.serializers import yamlserializer
 
+from _replay_steps import step_costs
 from harness_conformance.cassettes import deserialize, serialize
 
 FULL_SIZES = (1_000, 10_000)
@@ -275,6 +277,11 @@ def render(report: dict[str, Any]) -> str:
         f"{load['worst']:.2f}x ({load['worst_file']}); size ours/vcrpy {load['size_ratio']:.2f}x",
         f"parse: C YAML parse {parse['c_parse_ms_per_cassette']:.3f} ms per cassette; replay "
         f"{parse['replay_ms_per_cassette']:.3f} ms per cassette at {sizes[-1]}",
+        "steps, ms per cassette (over the C parse), "
+        + ", ".join(
+            f"{step} {ms:.3f} ({report['steps']['over_parse'][step]:.2f}x)"
+            for step, ms in report["steps"]["ms_per_cassette"].items()
+        ),
         "",
         "targets:",
     ]
@@ -303,6 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="hc-scale-") as folder:
         scratch = Path(folder)
         loads = compare_loaders(files, scratch, TIMED_RUNS["quick" if options.quick else "full"])
+        steps = step_costs(files, TIMED_RUNS["quick" if options.quick else "full"])
         copies = make_copies(files, sizes[-1], scratch / "cassettes")
         runs = run_all(copies, sizes, scratch)
     report = {
@@ -311,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         "versions": versions(),
         "runs": runs,
         "summary": summarise(runs, loads, files, sizes),
+        "steps": steps,
         "runtime_s": time.perf_counter() - began,
     }
     print(render(report))
