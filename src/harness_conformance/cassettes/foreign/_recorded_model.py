@@ -174,8 +174,12 @@ class RecordedModel:
             self.exhausted = True
             if self.on_last is not None:
                 self.on_last()
+        await anyio.lowlevel.checkpoint()
         for chunk in outcome.chunks:
             yield chunk
-            await anyio.lowlevel.checkpoint()
+            # Every recorded chunk is already there: handing control to the event loop
+            # after each one would only let time pass, so a chunk only ends the stream
+            # when the turn has been cancelled.
+            await anyio.lowlevel.checkpoint_if_cancelled()
         if outcome.failure is not None:
             raise LlmError(outcome.failure)
