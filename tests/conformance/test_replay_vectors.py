@@ -143,7 +143,8 @@ def _generator(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
 def test_generator_is_deterministic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     generator = _generator(monkeypatch)
     assert generator.main([str(tmp_path)]) == 0
-    for vector in VECTORS:
+    # Vectors played under a fault.json come from scripts/make_chaos_vectors.py.
+    for vector in (v for v in VECTORS if v.fault is None):
         fresh = tmp_path / vector.id
         assert (fresh / "events.json").read_text("utf-8") == (
             vector.path / "events.json"

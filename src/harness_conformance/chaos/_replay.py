@@ -36,6 +36,7 @@ import httpx2
 from ..cassettes.foreign import ForeignReplay, Interaction
 from ..cassettes.foreign._plan import SessionPlan
 from ..cassettes.foreign._replay import areplay_sessions
+from ..errors import LlmError, LlmFailure
 from ..events import Chunk
 from ..models import PROVIDERS, Model, ModelRequest, model_for
 from ..models._gemini import split_base_url
@@ -72,6 +73,9 @@ class ChaosReplay:
     """Every HTTP request the SDK clients made, session after session."""
     fault: Fault | None = None
     """The fault injected, if any."""
+    failures: tuple[LlmFailure, ...] = ()
+    """The failure of every model call that raised `LlmError`, call after call: what
+    the model made of a spoiled response (its code, status and ``retry_after``)."""
 
 
 def _base_url(wire: str, recorded: str) -> str:
@@ -111,6 +115,8 @@ class _TransportModel:
         self._model = model
         self._transport = transport
         self._http = http
+        self.failures: list[LlmFailure] = []
+        """The failure of every call that raised `LlmError`, in order."""
 
     @property
     def name(self) -> str:
@@ -132,8 +138,18 @@ class _TransportModel:
     def unplayed(self) -> tuple[int, ...]:
         return self._transport.unplayed
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]:
-        return self._model.stream(request)
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]:
+        inner = self._model.stream(request)
+        try:
+            async for chunk in inner:
+                yield chunk
+        except LlmError as exc:
+            self.failures.append(exc.failure)
+            raise
+        finally:
+            close = getattr(inner, "aclose", None)
+            if close is not None:
+                await close()
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -171,6 +187,7 @@ async def areplay_rechunked(
         _check_fault(cassette_path, fault)
     cuts: dict[int, tuple[int, ...]] = {}
     transports: list[ReplayTransport] = []
+    models: list[_TransportModel] = []
 
     def session_model(
         plan: SessionPlan,
@@ -194,8 +211,9 @@ async def areplay_rechunked(
         transports.append(transport)
         http = httpx2.AsyncClient(transport=transport)
         client = sdk_client(plan.wire, _base_url(plan.wire, plan.base_url), http)
-        model = model_for(plan.wire, plan.model, client=client)
-        return _TransportModel(model, transport, http)
+        model = _TransportModel(model_for(plan.wire, plan.model, client=client), transport, http)
+        models.append(model)
+        return model
 
     replay = await areplay_sessions(
         cassette_path, profile=profile, models=session_model, extra_attempts=extra_attempts
@@ -205,6 +223,7 @@ async def areplay_rechunked(
         cuts=cuts,
         requests=tuple(seen for transport in transports for seen in transport.requests),
         fault=fault,
+        failures=tuple(failure for model in models for failure in model.failures),
     )
 
 

@@ -1,18 +1,24 @@
 """Load and run the replay conformance vectors of ``conformance/replay/<name>/``.
 
-A replay vector is a folder with three files:
+A replay vector is a folder with three files, and a fourth one optionally:
 
-- ``cassette.yaml``: recorded chat-completions traffic (this library's cassette format,
-  which stock vcrpy also reads);
+- ``cassette.yaml``: recorded model traffic (this library's cassette format, which
+  stock vcrpy also reads, or a stock vcrpy cassette);
 - ``events.json``: the normalised event log a harness must produce when it replays the
   cassette through its loop: the durable events in session-log JSON form with every
   ``time`` zeroed and ids replaced by tokens numbered by first appearance
   (`harness_conformance.snapshots.normalize_events`);
 - ``expected.json``: ``{"description", "interactions", "turn_reasons",
-  "invalid_tool_calls": [{"tool", "messages"}], "violations": [{"rule", "seq"}]}``.
+  "invalid_tool_calls": [{"tool", "messages"}], "violations": [{"rule", "seq"}]}``,
+  and optionally ``"failures": [{"code", "status", "retry_after"?}]``, the failure of
+  every model call that failed, compared only when present;
+- ``fault.json`` (optional): the weather the cassette is played under, a fault on one
+  recorded response and/or byte cuts of the recorded bodies (`read_vector_fault`).
 
-Here a vector runs through `replay_foreign` with the ``strict`` profile. The events
-compare exactly as JSON (object key order aside); the outcome compares field by field.
+Here a vector without ``fault.json`` runs through `replay_foreign`, and a vector with
+one through the provider SDK clients serving the recorded bytes under its weather
+(`replay_faulted`), both with the ``strict`` profile. The events compare exactly as
+JSON (object key order aside); the outcome compares field by field.
 """
 
 from __future__ import annotations
@@ -31,8 +37,16 @@ from ._files import (
     same_json,
     shape_checker,
 )
+from ._replay_faults import (
+    VectorFault,
+    failure_facts,
+    hand_fault,
+    read_vector_fault,
+    replay_faulted,
+)
 
 __all__ = [
+    "FAULT_FILE",
     "REPLAY_KNOWN_GAPS",
     "REPLAY_META_SCHEMA_NAME",
     "ReplayOutcome",
@@ -51,6 +65,8 @@ REPLAY_META_SCHEMA_NAME = "replay-vector.schema.json"
 _FILES = ("cassette.yaml", "events.json", "expected.json")
 _OUTCOME_KEYS = ("interactions", "turn_reasons", "invalid_tool_calls", "violations")
 _EXPECTED_KEYS = ("description", *_OUTCOME_KEYS)
+_OPTIONAL_KEYS = ("failures",)
+FAULT_FILE = "fault.json"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,7 +84,9 @@ class ReplayVector:
     events: tuple[dict[str, Any], ...]
     """The expected normalised event log."""
     expected: dict[str, Any]
-    """The expected outcome: the `_OUTCOME_KEYS` of ``expected.json``."""
+    """The expected outcome: ``expected.json`` without its description."""
+    fault: VectorFault | None = None
+    """The weather of ``fault.json``; None for a vector without one."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,10 +97,33 @@ class ReplayOutcome:
     """The normalised event log."""
     outcome: dict[str, Any]
     """Interactions, turn reasons, invalid tool calls and violations, as in
-    ``expected.json``."""
+    ``expected.json``, and the failures of a replay under a fault."""
 
 
-REPLAY_KNOWN_GAPS: list[Callable[[ReplayVector], str | None]] = []
+def _gemini_reads_comments(vector: ReplayVector) -> str | None:
+    """Claims a keep-alive flood on a Gemini stream: google-genai reads comment lines."""
+    weather = vector.fault
+    fault = weather.fault if weather is not None else None
+    if fault is None or fault.kind != "keep-alive-flood":
+        return None
+    from ..cassettes.foreign import load_foreign_cassette
+    from ..wire import detect
+
+    for interaction in load_foreign_cassette(vector.cassette):
+        if interaction.index == fault.interaction:
+            wire = detect(interaction.method, interaction.uri, interaction.request_body)
+            if wire is not None and wire.name == "gemini":
+                return (
+                    "google-genai reads an event-stream comment line as JSON, so a keep-alive "
+                    "flood ends a Gemini turn MALFORMED_RESPONSE where the session must stay "
+                    "as recorded (docs/rfc/implemented/testing/"
+                    "2026-12-01-fault-model-for-chaos-replay.md, 'Keep-alive comments change "
+                    "nothing')"
+                )
+    return None
+
+
+REPLAY_KNOWN_GAPS: list[Callable[[ReplayVector], str | None]] = [_gemini_reads_comments]
 """Predicates naming replay vectors this library knowingly disagrees with: each returns
 the reason, or ``None`` for a vector it does not claim."""
 
@@ -111,8 +152,9 @@ def load_replay_vectors(
     meta = meta_path(folder, meta_schema, REPLAY_META_SCHEMA_NAME)
     check_expected = shape_checker(meta, _hand_expected)
     check_events = shape_checker(meta, _hand_events, definition="events")
+    check_fault = shape_checker(meta, hand_fault, definition="fault")
     return [
-        _load_folder(sub, check_expected, check_events)
+        _load_folder(sub, check_expected, check_events, check_fault)
         for sub in sorted(folder.iterdir())
         if sub.is_dir() and not sub.name.startswith((".", "_"))
     ]
@@ -122,6 +164,7 @@ def _load_folder(
     folder: Path,
     check_expected: Callable[[Any], list[str]],
     check_events: Callable[[Any], list[str]],
+    check_fault: Callable[[Any], list[str]],
 ) -> ReplayVector:
     missing = [name for name in _FILES if not (folder / name).is_file()]
     if missing:
@@ -134,13 +177,18 @@ def _load_folder(
     problems = check_events(events)
     if problems:
         raise VectorFileError(folder / "events.json", problems)
+    cassette = folder / "cassette.yaml"
+    fault = None
+    if (folder / FAULT_FILE).is_file():
+        fault = read_vector_fault(folder / FAULT_FILE, cassette, check_fault)
     return ReplayVector(
         id=folder.name,
         path=folder,
         description=expected["description"],
-        cassette=folder / "cassette.yaml",
+        cassette=cassette,
         events=tuple(events),
-        expected={key: expected[key] for key in _OUTCOME_KEYS},
+        expected={key: value for key, value in expected.items() if key != "description"},
+        fault=fault,
     )
 
 
@@ -149,7 +197,8 @@ def _hand_expected(data: Any) -> list[str]:
     if not isinstance(data, dict):
         return ["$: must be an object"]
     problems = [f"$: missing required key {k!r}" for k in _EXPECTED_KEYS if k not in data]
-    problems += [f"$: unknown key {k!r}" for k in data if k not in _EXPECTED_KEYS]
+    known = (*_EXPECTED_KEYS, *_OPTIONAL_KEYS)
+    problems += [f"$: unknown key {k!r}" for k in data if k not in known]
     if "description" in data and not (isinstance(data["description"], str) and data["description"]):
         problems.append("$.description: must be a non-empty string")
     if "interactions" in data and type(data["interactions"]) is not int:
@@ -158,6 +207,7 @@ def _hand_expected(data: Any) -> list[str]:
         ("turn_reasons", ("kind",)),
         ("invalid_tool_calls", ("tool", "messages")),
         ("violations", ("rule", "seq")),
+        ("failures", ("code", "status")),
     ):
         items = data.get(key, [])
         if not isinstance(items, list):
@@ -193,14 +243,19 @@ def _hand_events(data: Any) -> list[str]:
 # -- running ---------------------------------------------------------------------------
 
 
-def replay_cassette(cassette: str | Path) -> ReplayOutcome:
-    """Replay a cassette under ``strict``: its normalised event log and the outcome
-    fields a replay vector's ``expected.json`` holds."""
+def replay_cassette(cassette: str | Path, fault: VectorFault | None = None) -> ReplayOutcome:
+    """Replay a cassette under ``strict``, under the weather ``fault`` when one is given:
+    its normalised event log and the outcome fields a replay vector's ``expected.json``
+    holds (``failures`` only under a fault)."""
     from ..cassettes import replay_foreign
     from ..replay import normalize_events
 
-    replay = replay_foreign(cassette, profile="strict")
-    outcome = {
+    failures = None
+    if fault is None:
+        replay = replay_foreign(cassette, profile="strict")
+    else:
+        replay, failures = replay_faulted(Path(cassette), fault)
+    outcome: dict[str, Any] = {
         "interactions": replay.interactions,
         "turn_reasons": [reason for s in replay.sessions for reason in s.turn_reasons],
         "invalid_tool_calls": [
@@ -209,6 +264,8 @@ def replay_cassette(cassette: str | Path) -> ReplayOutcome:
         ],
         "violations": [{"rule": v.rule, "seq": v.seq} for v in replay.violations],
     }
+    if failures is not None:
+        outcome["failures"] = [failure_facts(failure) for failure in failures]
     return ReplayOutcome(events=normalize_events(replay.events), outcome=outcome)
 
 
@@ -216,19 +273,23 @@ _replay = functools.lru_cache(maxsize=16)(replay_cassette)
 
 
 def replay_outcome(vector: ReplayVector) -> ReplayOutcome:
-    """Replay the vector's cassette through this library (cached per cassette path)."""
-    return _replay(vector.cassette.resolve())
+    """Replay the vector's cassette through this library (cached per cassette path and
+    weather)."""
+    return _replay(vector.cassette.resolve(), vector.fault)
 
 
 def run_replay_vector(vector: ReplayVector) -> list[VectorFailure]:
     """The differences between a vector and this library: the first differing event
-    (case ``events[<index>]``), then each differing outcome field."""
+    (case ``events[<index>]``), then each differing outcome field. A vector a known gap
+    claims is not run: its two checks, ``events`` and ``outcome``, are reported skipped
+    with the reason."""
     reason = replay_known_gap(vector)
     if reason is not None:
         return [
             VectorFailure(
-                vector_id=vector.id, case="replay", expected=None, actual=None, skipped=reason
+                vector_id=vector.id, case=case, expected=None, actual=None, skipped=reason
             )
+            for case in ("events", "outcome")
         ]
     result = replay_outcome(vector)
     failures = []
@@ -243,14 +304,14 @@ def run_replay_vector(vector: ReplayVector) -> list[VectorFailure]:
                 )
             )
             break
-    for key in _OUTCOME_KEYS:
-        if not same_json(vector.expected[key], result.outcome[key], key_order=False):
+    for key in vector.expected:
+        if not same_json(vector.expected[key], result.outcome.get(key), key_order=False):
             failures.append(
                 VectorFailure(
                     vector_id=vector.id,
                     case=key,
                     expected=vector.expected[key],
-                    actual=result.outcome[key],
+                    actual=result.outcome.get(key),
                 )
             )
     return failures

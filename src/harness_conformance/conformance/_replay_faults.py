@@ -1,0 +1,221 @@
+"""The weather a replay vector is played under: its optional ``fault.json``.
+
+``fault.json`` holds a ``fault`` (one recorded response spoiled at the HTTP or
+event-stream level, a `harness_conformance.chaos.Fault`), ``cuts`` (byte offsets at
+which recorded response bodies are split, by interaction index) or both, and
+``retries``: how many more model calls per step than the recording made the loop may
+make. `read_vector_fault` checks the file against ``$defs/fault`` of the meta-schema
+and against the cassette (the interaction is a model call whose response takes the
+kind; every cut lies strictly inside its body), naming the file and the JSON path of
+each problem. `replay_faulted` plays the cassette through the provider SDK client of
+each wire format under that weather (`harness_conformance.chaos.areplay_rechunked`),
+with the ``strict`` invariants profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._files import HandCheck, VectorFileError, read_checked
+
+__all__ = [
+    "FAULT_FIELDS",
+    "VectorFault",
+    "failure_facts",
+    "hand_fault",
+    "read_vector_fault",
+    "replay_faulted",
+]
+
+FAULT_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "status": (("status",), ("retry_after", "context")),
+    "reset-before-body": ((), ()),
+    "reset-during-body": (("at",), ()),
+    "truncated": (("at",), ("done",)),
+    "malformed-event": (("at",), ()),
+    "keep-alive-flood": (("at", "lines"), ()),
+    "stall": (("at",), ()),
+}
+"""For each fault kind, the fields ``fault.json`` must give beside ``interaction`` and
+``kind``, and the ones it may give."""
+
+if TYPE_CHECKING:
+    from ..cassettes.foreign import ForeignReplay
+    from ..chaos import Fault
+    from ..errors import LlmFailure
+
+_INTEGERS = {"interaction": 0, "status": 100, "retry_after": 0, "at": 0, "lines": 0}
+_BOOLEANS = ("context", "done")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VectorFault:
+    """The weather of one replay vector, as its ``fault.json`` gives it."""
+
+    fault: Fault | None
+    """The fault spoiling one recorded response, if any."""
+    cuts: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    """The cut list of each interaction that has one, by interaction index."""
+    retries: int = 0
+    """More model calls per step than the recording made that the loop may make."""
+
+    def cuts_for(self, interaction: int, _body: bytes) -> tuple[int, ...]:
+        """The cut list of ``interaction`` (none: the body is sent whole)."""
+        return dict(self.cuts).get(interaction, ())
+
+
+def hand_fault(data: Any) -> list[str]:
+    """The meta-schema's rules for ``fault.json``, without python-jsonschema."""
+    if not isinstance(data, dict):
+        return ["$: must be an object"]
+    problems = [f"$: unknown key {k!r}" for k in data if k not in ("fault", "cuts", "retries")]
+    if "fault" not in data and "cuts" not in data:
+        problems.append("$: must give a fault, cuts or both")
+    if "retries" in data and not (type(data["retries"]) is int and data["retries"] >= 0):
+        problems.append("$.retries: must be an integer from 0")
+    if "fault" in data:
+        problems += _hand_fault_object(data["fault"])
+    cuts = data.get("cuts", {})
+    if not isinstance(cuts, dict):
+        return [*problems, "$.cuts: must be an object of cut lists by interaction index"]
+    for key, offsets in cuts.items():
+        where = f"$.cuts[{key!r}]"
+        if not (key.isdigit() and (key == "0" or not key.startswith("0"))):
+            problems.append(f"{where}: the key must be an interaction index in decimal")
+        if not isinstance(offsets, list):
+            problems.append(f"{where}: must be an array of byte offsets")
+            continue
+        problems += [
+            f"{where}[{index}]: must be an integer from 1"
+            for index, offset in enumerate(offsets)
+            if not (type(offset) is int and offset >= 1)
+        ]
+    return problems
+
+
+def _hand_fault_object(fault: Any) -> list[str]:
+    if not isinstance(fault, dict):
+        return ["$.fault: must be an object"]
+    problems = [
+        f"$.fault: missing required key {k!r}" for k in ("interaction", "kind") if k not in fault
+    ]
+    kind = fault.get("kind")
+    if "kind" in fault and kind not in FAULT_FIELDS:
+        problems.append(f"$.fault.kind: must be one of {', '.join(FAULT_FIELDS)}")
+    for name, low in _INTEGERS.items():
+        value = fault.get(name, low)
+        if not (type(value) is int and value >= low and (name != "status" or value <= 599)):
+            bound = " through 599" if name == "status" else ""
+            problems.append(f"$.fault.{name}: must be an integer from {low}{bound}")
+    problems += [
+        f"$.fault.{name}: must be a boolean"
+        for name in _BOOLEANS
+        if name in fault and not isinstance(fault[name], bool)
+    ]
+    if isinstance(kind, str) and kind in FAULT_FIELDS:
+        required, optional = FAULT_FIELDS[kind]
+        allowed = ("interaction", "kind", *required, *optional)
+        problems += [f"$.fault: a {kind} fault needs {k!r}" for k in required if k not in fault]
+        problems += [
+            f"$.fault.{k}: a {kind} fault takes no {k!r}" for k in fault if k not in allowed
+        ]
+    return problems
+
+
+def read_vector_fault(path: Path, cassette: Path, check: HandCheck) -> VectorFault:
+    """The weather ``path`` (a ``fault.json``) gives for ``cassette``; `VectorFileError`
+    naming the file and the JSON path of every problem."""
+    from ..chaos import Fault, served_responses
+    from ..chaos._fault_strategies import applicable_kinds
+    from ..errors import CassetteError
+
+    data = read_checked(path, check)
+    try:
+        served = served_responses(cassette)
+    except CassetteError as exc:
+        raise VectorFileError(cassette, [str(exc)]) from exc
+    calls = sorted(served)
+    problems: list[str] = []
+    fault = None
+    if "fault" in data:
+        try:
+            fault = Fault(**data["fault"])
+        except (TypeError, ValueError) as exc:
+            problems.append(f"$.fault: {exc}")
+        else:
+            response = served.get(fault.interaction)
+            if response is None:
+                problems.append(
+                    f"$.fault.interaction: {fault.interaction} is no model call of "
+                    f"{cassette.name}; its model calls are {calls}"
+                )
+            elif fault.kind not in applicable_kinds(response):
+                problems.append(
+                    f"$.fault.kind: interaction {fault.interaction} (HTTP {response.status}) "
+                    f"cannot take a {fault.kind} fault: its body is no event stream; use one "
+                    f"of {', '.join(applicable_kinds(response))}"
+                )
+    cuts: list[tuple[int, tuple[int, ...]]] = []
+    for key, offsets in data.get("cuts", {}).items():
+        where = f"$.cuts[{key!r}]"
+        response = served.get(int(key))
+        if response is None:
+            problems.append(
+                f"{where}: {key} is no model call of {cassette.name}; its model calls are {calls}"
+            )
+            continue
+        size = len(response.body)
+        previous = 0
+        for index, offset in enumerate(offsets):
+            if not previous < offset < size:
+                problems.append(
+                    f"{where}[{index}]: offset {offset} does not lie after {previous} and "
+                    f"inside the {size}-byte body of interaction {key} (cuts increase "
+                    f"strictly between 1 and {size - 1})"
+                )
+                break
+            previous = offset
+        else:
+            cuts.append((int(key), tuple(offsets)))
+    if problems:
+        raise VectorFileError(path, problems)
+    return VectorFault(fault=fault, cuts=tuple(sorted(cuts)), retries=data.get("retries", 0))
+
+
+def failure_facts(failure: LlmFailure) -> dict[str, Any]:
+    """An `LlmFailure` as ``expected.json`` lists it: ``code``, ``status`` (null for
+    none) and ``retry_after`` in seconds when there is one."""
+    facts: dict[str, Any] = {"code": failure.code, "status": failure.status}
+    if failure.retry_after is not None:
+        wait = failure.retry_after
+        facts["retry_after"] = int(wait) if float(wait).is_integer() else wait
+    return facts
+
+
+def replay_faulted(
+    cassette: Path, weather: VectorFault
+) -> tuple[ForeignReplay, tuple[LlmFailure, ...]]:
+    """Replay ``cassette`` under ``weather`` with the ``strict`` profile: the
+    `ForeignReplay` and the failure of every model call that failed."""
+    import anyio
+
+    from ..chaos import ChaosReplay, areplay_rechunked
+
+    box: list[ChaosReplay] = []
+
+    async def run() -> None:
+        box.append(
+            await areplay_rechunked(
+                cassette,
+                weather.cuts_for,
+                profile="strict",
+                fault=weather.fault,
+                extra_attempts=weather.retries,
+            )
+        )
+
+    anyio.run(run)
+    return box[0].replay, box[0].failures
