@@ -32,6 +32,8 @@ import vcr.stubs.httpx_stubs  # type: ignore[import-untyped]
 import yaml
 
 import harness_conformance.cassettes
+import harness_conformance.chaos
+import harness_conformance.plugin._chaos
 import harness_conformance.replay
 from harness_conformance.server import LoopbackModelServer, TextResponse, ToolCallsResponse
 
@@ -52,6 +54,8 @@ PRELOADED = (
     google.genai.types,
     vcr.stubs.httpx_stubs,
     harness_conformance,
+    harness_conformance.chaos,
+    harness_conformance.plugin._chaos,
 )
 
 SENTINEL = "sk-sentinel-" + "7f3a9c1e5b2d8f4a6c0e9b1d"

@@ -1,7 +1,8 @@
 """`ReplayTransport`: an HTTP transport that answers with recorded responses, re-chunked.
 
 The transport plugs into the ``httpx2`` client a provider SDK reads through (the
-``openai``, ``anthropic`` and ``google-genai`` SDKs all run on it). Each request, in
+``openai``, ``anthropic`` and ``google-genai`` SDKs all run on it), asynchronous
+(``httpx2.AsyncClient``) or not (``httpx2.Client``). Each request, in
 order and whatever it asks, gets the next `ServedResponse`: its status, its headers and
 its body streamed as the chunks the cut list for it gives. A cut list holds byte offsets
 strictly inside the body, in increasing order; ``[]`` sends the body in one chunk, and
@@ -23,7 +24,7 @@ request is kept, with the response it got (`SeenRequest`).
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import anyio.lowlevel
@@ -74,12 +75,18 @@ def split_at(body: bytes, cuts: Sequence[int]) -> list[bytes]:
     return [body[start:end] for start, end in itertools.pairwise(bounds) if end > start]
 
 
-class _Chunks(httpx2.AsyncByteStream):
-    """A body streamed chunk by chunk, yielding to the event loop between chunks."""
+class _Chunks(httpx2.SyncByteStream, httpx2.AsyncByteStream):
+    """A body streamed chunk by chunk (yielding to the event loop between chunks when
+    read asynchronously), then the error it ends with, if any."""
 
     def __init__(self, chunks: list[bytes], error: Exception | None = None) -> None:
         self._chunks = chunks
         self._error = error
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._chunks
+        if self._error is not None:
+            raise self._error
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for chunk in self._chunks:
@@ -90,11 +97,12 @@ class _Chunks(httpx2.AsyncByteStream):
             raise self._error
 
 
-class ReplayTransport(httpx2.AsyncBaseTransport):
+class ReplayTransport(httpx2.AsyncBaseTransport, httpx2.BaseTransport):
     """Answers each request with the next recorded response, re-chunked by ``cuts_for``
     (see the module docstring), the response to ``fault.interaction`` spoiled the first
     time by ``fault``, for requests in format ``wire``. ``on_last`` is called when the
-    last response is taken, before it is sent."""
+    last response is taken, before it is sent. It serves an ``httpx2.AsyncClient`` and
+    an ``httpx2.Client`` alike."""
 
     __module__ = "harness_conformance"
 
@@ -129,7 +137,13 @@ class ReplayTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         """The next recorded response; `CassetteError` past the last one."""
-        body = await request.aread()
+        return self._answer(request, await request.aread())
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        """`handle_async_request` for a synchronous client."""
+        return self._answer(request, request.read())
+
+    def _answer(self, request: httpx2.Request, body: bytes) -> httpx2.Response:
         method, url = request.method, str(request.url)
         if self.exhausted:
             self.requests.append(SeenRequest(method=method, url=url, body=body, interaction=None))

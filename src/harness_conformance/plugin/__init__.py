@@ -41,6 +41,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
          "model name; replays need the one recorded with (default: the provider's)"),
         ("--hc-base-url", {}, "hc_base_url",
          "base URL of the model API; replays need the one recorded with"),
+        ("--hc-chaos-examples", {}, "hc_chaos_examples",
+         "drawn examples per hc_chaos test when its marker gives none (default 20)"),
     ]  # fmt: skip
     for flag, extra, ini, help_text in options:
         group.addoption(flag, dest=ini, default=None, help=help_text, **extra)
@@ -101,6 +103,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "paths left out of matching and environment variables holding secrets",
         "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
+        "hc_chaos(examples=None, faults=True, chunkings=True): run this cassette test once "
+        "per example under Hypothesis, its recorded responses re-chunked and faulted "
+        "through the hc_chaos fixture's transport",
     ):
         config.addinivalue_line("markers", line)
     from ..replay._machine_paths import use_rootdir
@@ -187,10 +192,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 @pytest.fixture(autouse=True)
 def _hc_marked_cassette(request: pytest.FixtureRequest) -> None:
     """Open the cassette of a test that carries the ``hc_cassette`` marker (or ``vcr``
-    with ``hc_vcr_alias``) without requesting a cassette fixture."""
+    with ``hc_vcr_alias``) without requesting a cassette fixture; under ``hc_chaos``
+    (the marker or the fixture) the chaos transport serves it instead of vcrpy."""
     from ._settings import cassette_marker
 
-    if cassette_marker(request.node) is not None:
+    node = request.node
+    if node.get_closest_marker("hc_chaos") is not None or "hc_chaos" in node.fixturenames:
+        request.getfixturevalue("hc_chaos")
+    elif cassette_marker(request.node) is not None:
         request.getfixturevalue("hc_cassette")
 
 
@@ -210,6 +219,17 @@ def hc_cassette(request: pytest.FixtureRequest) -> Iterator[HcCassette]:
     paths = request.config.stash.get(_PATHS_KEY, {})
     with open_cassette(request.node, paths.get(request.node.nodeid)) as cassette:
         yield cassette
+
+
+@pytest.fixture
+def hc_chaos(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The chaos example this test runs under: its recorded responses served
+    re-chunked and faulted (``@pytest.mark.hc_chaos``), or once as recorded."""
+    from ._chaos import running
+
+    paths = request.config.stash.get(_PATHS_KEY, {})
+    with running(request.node, paths.get(request.node.nodeid)) as chaos:
+        yield chaos
 
 
 @pytest.fixture

@@ -85,9 +85,13 @@ def cassette_marker(item: pytest.Item) -> pytest.Mark | None:
 
 
 def uses_cassette(item: pytest.Item) -> bool:
-    """Whether ``item`` runs under a cassette: it requests ``hc_cassette`` (or a fixture
-    built on it) or carries the ``hc_cassette`` marker (``vcr`` with ``hc_vcr_alias``)."""
-    if "hc_cassette" in getattr(item, "fixturenames", ()):
+    """Whether ``item`` runs under a cassette: it requests ``hc_cassette`` or
+    ``hc_chaos`` (or a fixture built on them) or carries the ``hc_cassette`` marker
+    (``vcr`` with ``hc_vcr_alias``) or the ``hc_chaos`` marker."""
+    fixtures = getattr(item, "fixturenames", ())
+    if "hc_cassette" in fixtures or "hc_chaos" in fixtures:
+        return True
+    if item.get_closest_marker("hc_chaos") is not None:
         return True
     return cassette_marker(item) is not None
 
