@@ -54,7 +54,7 @@ ALLOWED: dict[str, set[str]] = {
     "strategies": {"errors", "schema", "tools"},
     "cassettes": CORE | {"_version", "redaction"},
     "recording": CORE | {"cassettes", "redaction"},
-    "chaos": {"cassettes", "errors", "events", "models", "wire"},
+    "chaos": {"cassettes", "errors", "events", "invariants", "models", "wire"},
     "snapshots": {"errors", "events", "redaction", "replay", "schema", "strategies", "tools"},
     "standard": CORE | {"cassettes", "replay", "snapshots", "strategies"},
     "conformance": CORE | {"cassettes", "chaos", "replay"},

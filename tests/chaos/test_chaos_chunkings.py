@@ -94,7 +94,7 @@ def test_chunkings_draws_every_kind_often(kind: str) -> None:
     def shows(cuts: list[int]) -> bool:
         return holds(cuts) if kind in ("whole", "bytes") else len(cuts) < few and holds(cuts)
 
-    found = find(chunkings(BODY), shows, settings=settings(max_examples=40, database=None))
+    found = find(chunkings(BODY), shows, settings=settings(max_examples=300, database=None))
     assert shows(found)
 
 

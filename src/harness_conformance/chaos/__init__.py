@@ -14,6 +14,10 @@ Cut lists come from `cuts_every` and `no_cuts`, or from the Hypothesis strategie
 connection reset, a truncated or malformed stream, a keep-alive flood, a stall) and
 replays; `fault_code` names the code the loop ends the turn with when it does not retry,
 and the Hypothesis strategy `faults` draws faults for a cassette's responses.
+
+`fuzz_cassette` searches one cassette with Hypothesis for a chunking or a fault (of
+each label of `FAULT_LABELS`) the stack mishandles, and keeps each failure shrunk, as a
+`FuzzExample` whose JSON form `run_example` replays exactly.
 """
 
 from ._chunkings import (
@@ -26,7 +30,7 @@ from ._chunkings import (
     places,
 )
 from ._fault_strategies import faults
-from ._faults import FAULT_KINDS, Fault, fault_code
+from ._faults import FAULT_KINDS, FAULT_LABELS, Fault, fault_code
 from ._outline import differences, outline
 from ._replay import (
     ChaosReplay,
@@ -37,13 +41,18 @@ from ._replay import (
 )
 from ._served import ServedResponse, served_response, served_responses
 from ._transport import CutsFor, ReplayTransport, SeenRequest, split_at
+from .fuzz import FuzzExample, FuzzFailure, FuzzResult, fuzz_cassette, run_example
 
 __all__ = [
     "CHUNKING_KINDS",
     "FAULT_KINDS",
+    "FAULT_LABELS",
     "ChaosReplay",
     "CutsFor",
     "Fault",
+    "FuzzExample",
+    "FuzzFailure",
+    "FuzzResult",
     "ReplayTransport",
     "SeenRequest",
     "ServedResponse",
@@ -55,11 +64,13 @@ __all__ = [
     "differences",
     "fault_code",
     "faults",
+    "fuzz_cassette",
     "no_cuts",
     "outline",
     "places",
     "replay_rechunked",
     "replay_with_fault",
+    "run_example",
     "sdk_client",
     "served_response",
     "served_responses",

@@ -13,10 +13,12 @@ A fault names the recorded interaction whose response it spoils and what happens
 - ``reset-during-body``: the status and headers arrive, then ``at`` bytes of the body,
   then the connection drops (``httpx2.ReadError`` from the body stream);
 - ``truncated``: the body stops cleanly before its end event (the first event carrying
-  the finish: a chat chunk with ``finish_reason``, Anthropic's ``message_delta`` or
-  ``message_stop``, a Responses ``response.completed``/``incomplete``/``failed``, a
-  Gemini chunk with ``finishReason``), after its first ``at`` events; ``done=True``
-  closes a chat-completions stream with ``data: [DONE]`` all the same;
+  the finish as the model reads it: a chat chunk with a ``finish_reason`` string, ``""``
+  included, or a closing usage chunk, with usage and no content and no content after
+  it; Anthropic's ``message_delta`` or ``message_stop``; a Responses
+  ``response.completed``/``incomplete``/``failed``; a Gemini chunk with
+  ``finishReason``), after its first ``at`` events; ``done=True`` closes a
+  chat-completions stream with ``data: [DONE]`` all the same;
 - ``malformed-event``: event number ``at`` (0-based, among the events with data, the
   last one when ``at`` is past them) has its data replaced by text that is not JSON;
 - ``keep-alive-flood``: ``lines`` comment lines (``: keep-alive``) are inserted after
@@ -31,20 +33,27 @@ using it up: the next request is answered with that same recorded response, so a
 retried call finds what the recording has. The kinds that act on events
 (`EVENT_KINDS`) take only a successful response whose body is an event stream; the
 others take any response.
+
+`Fault.label` names a fault more finely than its kind (``429 retry-after``,
+``400 context-length``, ``truncated [DONE]``: `FAULT_LABELS`), and `Fault.as_json` /
+`Fault.from_json` give it a JSON form, so a fault found by a fuzzer can be replayed
+exactly.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from http import HTTPStatus
 from typing import Any
 
 __all__ = [
     "EVENT_KINDS",
     "FAULT_KINDS",
+    "FAULT_LABELS",
     "Fault",
+    "chat_says_something",
     "events_of",
     "fault_code",
     "spoiled_body",
@@ -61,6 +70,24 @@ FAULT_KINDS = (
     "stall",
 )
 """Every fault kind, in the order of the module docstring."""
+
+FAULT_LABELS = (
+    "429",
+    "429 retry-after",
+    "500",
+    "502",
+    "503",
+    "400 context-length",
+    "reset-before-body",
+    "reset-during-body",
+    "truncated",
+    "truncated [DONE]",
+    "malformed-event",
+    "keep-alive-flood",
+    "stall",
+)
+"""The labels (`Fault.label`) of the faults the fuzzer draws: a finer vocabulary than
+`FAULT_KINDS`, one label per status it sends and per way a stream is cut."""
 
 EVENT_KINDS = frozenset({"truncated", "malformed-event", "keep-alive-flood"})
 """The kinds that act on the events of a streamed body."""
@@ -115,6 +142,89 @@ class Fault:
         keep-alive comments does: it is that response, padded)."""
         return self.kind == "keep-alive-flood"
 
+    @property
+    def label(self) -> str:
+        """What the fault is, in the vocabulary of `FAULT_LABELS`: a ``status`` fault is
+        its status, followed by ``retry-after`` when it sends one and ``context-length``
+        when its message is a context-length refusal (``429 retry-after``,
+        ``400 context-length``); a ``truncated`` one that still sends ``data: [DONE]``
+        is ``truncated [DONE]``; any other is its kind."""
+        if self.kind == "status":
+            words = [str(self.status)]
+            if self.retry_after is not None:
+                words.append("retry-after")
+            if self.context:
+                words.append("context-length")
+            return " ".join(words)
+        if self.kind == "truncated" and self.done:
+            return "truncated [DONE]"
+        return self.kind
+
+    def as_json(self) -> dict[str, Any]:
+        """The fault as a JSON object: ``interaction``, ``kind`` and every other field
+        that differs from its default (`Fault.from_json` reads it back)."""
+        defaults = {f.name: f.default for f in fields(self)}
+        return {
+            name: getattr(self, name)
+            for name in _FIELDS
+            if name in ("interaction", "kind") or getattr(self, name) != defaults[name]
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> Fault:
+        """The fault a JSON object (`Fault.as_json`) describes; ``interaction`` and
+        ``kind`` are required, a missing field takes its default. `ValueError` naming
+        the field for anything else."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a fault is a JSON object, not {_json_type(data)}")
+        unknown = sorted(str(name) for name in data if name not in _FIELDS)
+        if unknown:
+            raise ValueError(
+                f"a fault has no field {', '.join(unknown)}; its fields are {', '.join(_FIELDS)}"
+            )
+        for name in ("interaction", "kind"):
+            if name not in data:
+                raise ValueError(f"a fault needs the field {name!r}")
+        for name, value in data.items():
+            allowed, wanted = _FIELDS[name]
+            if not _is(value, allowed):
+                raise ValueError(
+                    f"the fault's field {name!r} must be {wanted}, not {_json_type(value)}"
+                )
+        if data["interaction"] < 0:
+            raise ValueError(f"a fault's interaction counts from 0, got {data['interaction']}")
+        return cls(**data)
+
+
+_FIELDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "interaction": ((int,), "an integer"),
+    "kind": ((str,), "a string"),
+    "status": ((int,), "an integer"),
+    "retry_after": ((int, type(None)), "an integer or null"),
+    "context": ((bool,), "a boolean"),
+    "at": ((int,), "an integer"),
+    "done": ((bool,), "a boolean"),
+    "lines": ((int,), "an integer"),
+}
+"""The JSON type of each field of `Fault`, in declaration order."""
+
+
+def _is(value: object, allowed: tuple[type, ...]) -> bool:
+    """Whether ``value`` has one of the ``allowed`` types (a bool is no int here)."""
+    if isinstance(value, bool):
+        return bool in allowed
+    return isinstance(value, allowed)
+
+
+_JSON_TYPES = ((bool, "a boolean"), (int, "an integer"), (str, "a string"), (dict, "an object"))
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    found = next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), None)
+    return found or ("an array" if isinstance(value, list) else f"a {type(value).__name__}")
+
 
 def fault_code(fault: Fault) -> str | None:
     """The `LlmError` code the loop ends a turn with when ``fault`` is not retried; None
@@ -168,7 +278,7 @@ def _ends(wire: str, data: Any) -> bool:
     if wire == "openai-chat":
         choices = data.get("choices")
         return isinstance(choices, list) and any(
-            isinstance(c, dict) and c.get("finish_reason") for c in choices
+            isinstance(c, dict) and isinstance(c.get("finish_reason"), str) for c in choices
         )
     if wire == "anthropic-messages":
         return data.get("type") in ("message_delta", "message_stop")
@@ -178,6 +288,29 @@ def _ends(wire: str, data: Any) -> bool:
     return isinstance(candidates, list) and any(
         isinstance(c, dict) and c.get("finishReason") for c in candidates
     )
+
+
+def chat_says_something(data: Any) -> bool:
+    """Whether a chat-completions event's data carries text, reasoning or a tool call."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    for choice in choices if isinstance(choices, list) else []:
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if isinstance(delta, dict) and any(
+            delta.get(key) for key in ("content", "reasoning_content", "reasoning", "refusal")
+        ):
+            return True
+        if isinstance(delta, dict) and delta.get("tool_calls"):
+            return True
+    return False
+
+
+def _closes(wire: str, datas: dict[int, Any], index: int) -> bool:
+    """Whether event ``index`` of a chat-completions stream is a closing usage chunk:
+    usage and no content, and no content after it (the chat reader's other end)."""
+    data = datas[index]
+    if wire != "openai-chat" or not isinstance(data, dict) or data.get("usage") is None:
+        return False
+    return not any(chat_says_something(datas[i]) for i in datas if i >= index)
 
 
 def _newline(body: bytes) -> bytes:
@@ -192,9 +325,10 @@ def spoiled_body(fault: Fault, wire: str, body: bytes) -> bytes:
     if not with_data:
         raise ValueError(f"interaction {fault.interaction}: the body has no event to spoil")
     if fault.kind == "truncated":
+        datas = {i: _data(events[i]) for i in with_data}
         end = next(
-            (i for i in with_data if _ends(wire, _data(events[i]))),
-            next((i for i in with_data if _data(events[i]) == "[DONE]"), len(events)),
+            (i for i in with_data if _ends(wire, datas[i]) or _closes(wire, datas, i)),
+            next((i for i in with_data if datas[i] == "[DONE]"), len(events)),
         )
         kept = b"".join(events[: min(fault.at, end)])
         if fault.done and wire == "openai-chat":

@@ -1,7 +1,7 @@
 """The ``harness-conformance`` command line (also ``python -m harness_conformance``).
 
 One module per command (``replay``, ``record``, ``show``, ``check-log``, ``reenact``,
-``validate``, ``conformance``), what they print (`_output`, `_report`) and, in
+``validate``, ``conformance``, ``fuzz``), what they print (`_output`, `_report`) and, in
 `timeline`, the text and HTML timelines ``show`` draws.
 """
 

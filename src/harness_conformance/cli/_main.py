@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from .._version import __version__
 from ..redaction._redact import Redactor
 from ..redaction._secret import Secret, declared_secrets
-from . import _check_log, _conformance, _record, _reenact, _replay, _show, _validate
+from . import _check_log, _conformance, _fuzz, _record, _reenact, _replay, _show, _validate
 from ._output import UsageError
 
 __all__ = ["build_parser", "main"]
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     _validate.add_validate(commands)
     _show.add_show(commands)
     _conformance.add_conformance(commands)
+    _fuzz.add_fuzz(commands)
     return parser
 
 

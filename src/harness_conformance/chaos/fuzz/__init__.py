@@ -1,0 +1,15 @@
+"""Fuzzing recorded cassettes: Hypothesis looks for a chunking or a fault the stack
+mishandles (`fuzz_cassette`), and one example found is replayed exactly (`run_example`,
+`FuzzExample`). The ``harness-conformance fuzz`` command runs it over many cassettes."""
+
+from ._engine import NO_MODEL_CALLS, FuzzFailure, FuzzResult, fuzz_cassette, run_example
+from ._examples import FuzzExample
+
+__all__ = [
+    "NO_MODEL_CALLS",
+    "FuzzExample",
+    "FuzzFailure",
+    "FuzzResult",
+    "fuzz_cassette",
+    "run_example",
+]

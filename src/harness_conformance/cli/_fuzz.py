@@ -1,0 +1,393 @@
+"""The ``fuzz`` command: search cassettes for a chunking or a fault the stack mishandles.
+
+Each cassette is scanned for secrets (a cassette holding one is refused, as ``replay``
+refuses it) and fuzzed with `fuzz_cassette`: re-chunkings of its response bodies, and
+every fault label some response can take, drawn by Hypothesis from ``--seed``. The
+output is a table with a row per cassette, a table with a row per property (the
+chunking property and each fault label), every failure with its shrunk example and the
+command that replays it (``--reproduce``), and a totals line. A cassette that cannot be
+replayed is an error row; one with no model call is a row saying so.
+
+``--reproduce`` replays one example, in the JSON form a failure prints, on one cassette
+and prints what its property finds wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import CassetteError
+from ._cassette_check import _secret_error
+from ._output import Progress, UsageError, render_table
+from ._report import (
+    InputFile,
+    check_report_path,
+    find_inputs,
+    unreadable,
+    without_report,
+    write_report,
+)
+
+if TYPE_CHECKING:  # the engine (SDK clients, Hypothesis) loads when the command runs
+    from ..chaos.fuzz._engine import FuzzResult
+    from ..chaos.fuzz._examples import FuzzExample
+
+__all__ = ["Fuzzed", "add_fuzz", "fuzz_cassette_file", "fuzz_report", "render_fuzz"]
+
+DEFAULT_EXAMPLES = 30
+"""Examples per cassette when ``--examples`` is not given (the engine's default)."""
+
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+REPORT_VERSION = 1
+"""The version of the ``--json`` report's layout."""
+
+_HEADERS = ("cassette", "examples", "chunkings", "faults", "kinds", "failures", "result")
+_PROPERTY_HEADERS = ("property", "examples", "cassettes", "failures")
+
+
+@dataclass(frozen=True)
+class Fuzzed:
+    """One cassette of the run and what fuzzing it found."""
+
+    file: InputFile
+    result: FuzzResult
+
+    @property
+    def outcome(self) -> str:
+        """``ok``, ``FAIL``, ``ERROR CODE`` or the note of a cassette with nothing to fuzz."""
+        if self.result.error is not None:
+            return f"ERROR {self.result.error.code}"
+        if self.result.failures:
+            return "FAIL"
+        if self.result.note is not None and not self.result.labels:
+            return self.result.note.split(":")[0]
+        return "ok"
+
+
+def _count(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def _command(file: InputFile, example: FuzzExample) -> str:
+    text = json.dumps(example.as_json(), separators=(",", ":"))
+    return f"harness-conformance fuzz {shlex.quote(str(file.path))} --reproduce {shlex.quote(text)}"
+
+
+def fuzz_cassette_file(file: InputFile, examples: int, seed: int, start: int = 0) -> Fuzzed:
+    """Fuzz one input file (``start`` as `fuzz_cassette` takes it); a file that cannot be
+    read, holds a secret or fails in a way the readers do not name is an error result,
+    never the end of the run."""
+    from ..chaos.fuzz._engine import FuzzResult, fuzz_cassette
+
+    path = str(file.path)
+    error: CassetteError | None = None
+    if file.problem is not None:
+        error = CassetteError(file.problem, code="CASSETTE_MISSING", path=path)
+    else:
+        error = _secret_error(file.path)
+    if error is not None:
+        return Fuzzed(file, FuzzResult(path=path, seed=seed, error=error))
+    try:
+        return Fuzzed(file, fuzz_cassette(file.path, examples=examples, seed=seed, start=start))
+    except Exception as exc:  # the last line of defence: one file never ends the run
+        error = CassetteError(unreadable(file.path, exc), code="CASSETTE_CORRUPT", path=path)
+        return Fuzzed(file, FuzzResult(path=path, seed=seed, error=error))
+
+
+def _row(item: Fuzzed) -> list[str]:
+    result = item.result
+    if result.error is not None:
+        return [item.file.name, "-", "-", "-", "-", "-", item.outcome]
+    faults = result.faults
+    return [
+        item.file.name,
+        f"{result.examples:,}",
+        f"{result.chunkings:,}",
+        f"{sum(faults.values()):,}",
+        str(len(faults)),
+        str(len(result.failures)),
+        item.outcome,
+    ]
+
+
+def _properties(items: Sequence[Fuzzed]) -> dict[str, dict[str, int]]:
+    """Examples, cassettes and failures per property, chunking first, then the fault
+    labels in `FAULT_LABELS` order."""
+    from ..chaos._faults import FAULT_LABELS
+
+    found: dict[str, dict[str, int]] = {}
+    for item in items:
+        failed = {failure.label for failure in item.result.failures}
+        for label in {**item.result.labels, **dict.fromkeys(failed, 0)}:
+            entry = found.setdefault(label, {"examples": 0, "cassettes": 0, "failures": 0})
+            entry["examples"] += item.result.labels.get(label, 0)
+            entry["cassettes"] += 1
+            entry["failures"] += int(label in failed)
+    known = ["chunking", *FAULT_LABELS]
+    order = sorted(found, key=lambda label: known.index(label) if label in known else len(known))
+    return {label: found[label] for label in order}
+
+
+def _details(item: Fuzzed) -> list[str]:
+    name = item.file.name
+    result = item.result
+    if result.error is not None:
+        return [f"{name}: {result.error.code}: {result.error.message}"]
+    lines: list[str] = []
+    for failure in result.failures:
+        what = "re-chunked" if failure.example.fault is None else "under a fault"
+        lines.append(
+            f"{name}: {failure.label} ({what}) fails, shrunk to "
+            f"{json.dumps(failure.example.as_json(), separators=(',', ':'))}"
+        )
+        lines.extend(f"    {problem}" for problem in failure.problems)
+        lines.append(f"    replay it: {_command(item.file, failure.example)}")
+    if result.note is not None and (result.labels or result.failures):
+        lines.append(f"{name}: {result.note}")
+    return lines
+
+
+def _summary(items: Sequence[Fuzzed], seed: int) -> str:
+    kinds = {label for item in items for label in item.result.faults}
+    errors = sum(item.result.error is not None for item in items)
+    parts = [
+        _count(len(items), "cassette"),
+        _count(sum(item.result.examples for item in items), "example"),
+        _count(len(kinds), "fault kind"),
+        _count(sum(len(item.result.failures) for item in items), "failure"),
+    ]
+    if errors:
+        parts.append(_count(errors, "error"))
+    return ", ".join(parts) + f"; seed {seed}"
+
+
+def render_fuzz(items: Sequence[Fuzzed], seed: int) -> str:
+    """The cassette table, the property table, the failure details and the totals."""
+    parts = [render_table(_HEADERS, [_row(item) for item in items])]
+    properties = _properties(items)
+    if properties:
+        rows = [
+            [label, f"{e['examples']:,}", e["cassettes"], e["failures"]]
+            for label, e in properties.items()
+        ]
+        parts.append(render_table(_PROPERTY_HEADERS, rows))
+    details = [line for item in items for line in _details(item)]
+    if details:
+        parts.append("\n".join(details))
+    parts.append(_summary(items, seed))
+    return "\n\n".join(parts)
+
+
+def _cassette_data(item: Fuzzed) -> dict[str, Any]:
+    result = item.result
+    error = result.error
+    return {
+        "path": str(item.file.path),
+        "name": item.file.name,
+        "result": "error" if error else "fail" if result.failures else "ok",
+        "error": None if error is None else {"code": error.code, "message": error.message},
+        "note": result.note,
+        "examples": result.examples,
+        "chunkings": result.chunkings,
+        "faults": result.faults,
+        "failures": [
+            {
+                "property": failure.label,
+                "problems": list(failure.problems),
+                "found_after": failure.found_after,
+                "shrinks": failure.shrinks,
+                "reproduce": failure.example.as_json(),
+                "command": _command(item.file, failure.example),
+            }
+            for failure in result.failures
+        ],
+    }
+
+
+def fuzz_report(items: Sequence[Fuzzed], *, seed: int, examples: int) -> dict[str, Any]:
+    """The ``--json`` report: the run's settings and totals, the properties, then one
+    entry per cassette."""
+    kinds = {label for item in items for label in item.result.faults}
+    return {
+        "version": REPORT_VERSION,
+        "command": "fuzz",
+        "seed": seed,
+        "examples": examples,
+        "passed": all(item.result.passed for item in items),
+        "totals": {
+            "cassettes": len(items),
+            "examples": sum(item.result.examples for item in items),
+            "fault_kinds": [label for label in _properties(items) if label in kinds],
+            "failures": sum(len(item.result.failures) for item in items),
+            "errors": sum(item.result.error is not None for item in items),
+        },
+        "properties": _properties(items),
+        "cassettes": [_cassette_data(item) for item in items],
+    }
+
+
+# -- the command -------------------------------------------------------------------------
+
+
+def _example_text(value: str) -> tuple[str, str]:
+    """The JSON text ``--reproduce`` names (given inline, or a file holding it) and
+    where it came from."""
+    if value.lstrip().startswith("{"):
+        return value, "the --reproduce text"
+    path = Path(value)
+    if not path.is_file():
+        raise UsageError(
+            f"--reproduce {value}: give the JSON object a failure prints, or a file holding it"
+        )
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--reproduce {path}: cannot read the file ({exc})") from None
+
+
+def _parse_example(value: str) -> FuzzExample:
+    from ..chaos.fuzz._examples import FuzzExample
+
+    text, source = _example_text(value)
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(
+            f"{source} is not JSON ({exc}); give the object a failure prints"
+        ) from None
+    try:
+        return FuzzExample.from_json(data)
+    except ValueError as exc:
+        raise UsageError(f"{source}: {exc}") from None
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    given = [
+        flag
+        for flag, value in (
+            ("--json", args.json),
+            ("--examples", args.examples),
+            ("--seed", args.seed),
+        )
+        if value is not None
+    ]
+    if given:
+        raise UsageError(f"--reproduce replays one example and takes no {', '.join(given)}")
+    if len(args.paths) != 1 or not Path(args.paths[0]).is_file():
+        raise UsageError(
+            f"--reproduce replays one example on one cassette: give exactly one cassette "
+            f"file, not {' '.join(args.paths)}"
+        )
+    from ..chaos.fuzz._engine import run_example
+
+    path = Path(args.paths[0])
+    example = _parse_example(args.reproduce)
+    try:
+        problems = run_example(path, example)
+    except CassetteError as exc:
+        raise UsageError(f"{path}: {exc.code}: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"{path}: the example does not fit the cassette: {exc}") from None
+    out = sys.stdout
+    shown = json.dumps(example.as_json(), separators=(",", ":"))
+    out.write(f"{path}: {example.label}: {shown}\n")
+    if not problems:
+        out.write("ok: the replay does what the property asks\n")
+        return 0
+    out.write("FAIL:\n")
+    for problem in problems:
+        out.write(f"    {problem}\n")
+    return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.reproduce is not None:
+        return _reproduce(args)
+    examples = DEFAULT_EXAMPLES if args.examples is None else args.examples
+    seed = random.SystemRandom().randrange(1, 1_000_000) if args.seed is None else args.seed
+    report = check_report_path(args.json)
+    files = without_report(
+        find_inputs(args.paths, CASSETTE_SUFFIXES, what="cassette", plural_what="cassettes"), report
+    )
+    items: list[Fuzzed] = []
+    with Progress(len(files), "fuzz") as progress:
+        for number, file in enumerate(files):
+            items.append(fuzz_cassette_file(file, examples, seed, start=number * examples))
+            progress.advance(file.name)
+    if report is not None:
+        write_report(report, fuzz_report(items, seed=seed, examples=examples))
+    if args.quiet:
+        sys.stdout.write(_summary(items, seed) + "\n")
+    else:
+        sys.stdout.write(render_fuzz(items, seed) + "\n")
+    return 0 if all(item.result.passed for item in items) else 1
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"needs at least 1 example, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed counts from 0, got {value}")
+    return value
+
+
+def add_fuzz(commands: Any) -> None:
+    parser = commands.add_parser(
+        "fuzz",
+        help="re-chunk and fault cassettes' responses until the stack mishandles one",
+        description=(
+            "Replay each cassette through the provider SDKs many times with its response "
+            "bodies re-chunked and one response spoiled by a fault (error statuses, "
+            "resets, truncated or malformed streams, keep-alive floods, stalls), and "
+            "check that each session says what the recording says or ends its turn with "
+            "the documented code. Failures are shrunk and printed with the command that "
+            "replays them."
+        ),
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a cassette, or a directory searched recursively for *.yaml, *.yml, *.json",
+    )
+    parser.add_argument(
+        "--examples",
+        type=_positive,
+        metavar="N",
+        help=f"examples per cassette (default {DEFAULT_EXAMPLES}; at least one per property)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="S",
+        help="the seed examples are drawn from (default: a random one, printed)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE")
+    parser.add_argument(
+        "--reproduce",
+        metavar="JSON",
+        help="replay one example (the JSON a failure prints, or a file holding it) on the "
+        "one cassette given",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print the summary line only")
+    parser.set_defaults(run=_run)
