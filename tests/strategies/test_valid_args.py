@@ -59,34 +59,35 @@ def strategy_or_reject(spec: Spec, *, extra_keys: bool = False) -> st.SearchStra
 
 def undeclared_keys(spec: Spec, value: Any) -> list[str]:
     """Keys of ``value`` that no ``properties`` entry of the matching node declares,
-    outside enum and const literals and json nodes."""
+    outside enum and const literals and json nodes. Under ``anyOf``/``oneOf`` the
+    accepting branch that declares the most of them is the matching one (an open object
+    branch accepts any keys without declaring them)."""
     defs = spec.defs if isinstance(spec, Defs) else ()
     root = spec.root if isinstance(spec, Defs) else spec
 
     def accepts(node: Node, item: Any) -> bool:
         return validate_args(s.defs(node, dict(defs)) if defs else node, item) == []
 
-    found: list[str] = []
-    stack: list[tuple[Node | Params, Any]] = [(root, value)]
-    while stack:
-        node, item = stack.pop()
+    def undeclared(node: Node | Params, item: Any) -> list[str]:
         if isinstance(node, RefNode):
-            stack.append((dict(defs)[node.name], item))
-        elif isinstance(node, (OneOfNode, AnyOfNode)):
-            branch = next(b for b in node.branches if accepts(b, item))
-            stack.append((branch, item))
-        elif getattr(node, "enum", None) is not None or getattr(node, "const", UNSET) is not UNSET:
-            continue  # a literal comes as written
-        elif isinstance(node, (Params, ObjectNode)) and type(item) is dict:
+            return undeclared(dict(defs)[node.name], item)
+        if isinstance(node, (OneOfNode, AnyOfNode)):
+            found = [undeclared(b, item) for b in node.branches if accepts(b, item)]
+            return min(found, key=len)
+        if getattr(node, "enum", None) is not None or getattr(node, "const", UNSET) is not UNSET:
+            return []  # a literal comes as written
+        if isinstance(node, (Params, ObjectNode)) and type(item) is dict:
             children = dict(node.properties)
-            for key, child in item.items():
-                if key in children:
-                    stack.append((children[key], child))
-                else:
-                    found.append(key)
-        elif isinstance(node, ArrayNode) and node.items is not None and type(item) is list:
-            stack.extend((node.items, child) for child in item)
-    return found
+            return [
+                found
+                for key, child in item.items()
+                for found in (undeclared(children[key], child) if key in children else [key])
+            ]
+        if isinstance(node, ArrayNode) and node.items is not None and type(item) is list:
+            return [found for child in item for found in undeclared(node.items, child)]
+        return []
+
+    return undeclared(root, value)
 
 
 # -- generated specs ---------------------------------------------------------------------
