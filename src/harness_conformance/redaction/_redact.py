@@ -185,31 +185,15 @@ def _walk(value: Any, path: str, found: list[tuple[str, Any, Any, str]]) -> None
             _walk(child, _name(path, key, child, in_list), found)
 
 
-def _strings(value: Any, path: str, found: list[tuple[str, str]]) -> None:
-    """`_walk` without the holders: every string under ``value`` and its path."""
-    pairs: Iterable[tuple[Any, Any]]
-    if isinstance(value, dict):
-        pairs, in_list = value.items(), False
-    elif isinstance(value, list):
-        pairs, in_list = enumerate(value), True
-    else:
-        return
-    for key, child in pairs:
-        if isinstance(child, str):
-            found.append((_name(path, key, child, in_list), child))
-        elif isinstance(child, dict | list):
-            _strings(child, _name(path, key, child, in_list), found)
-
-
 def joined_texts(objects: Sequence[Any]) -> list[str]:
     """The reassembled text of each stream `text_streams` gives, in the same order,
     without building its pieces: a quick look for anything worth finding."""
     streams: dict[str, list[str]] = {}
     for obj in objects:
         kind = obj.get("type") if isinstance(obj, dict) else None
-        found: list[tuple[str, str]] = []
-        _strings(obj, "", found)
-        for path, text in found:
+        found: list[tuple[str, Any, Any, str]] = []
+        _walk(obj, "", found)
+        for path, _, _, text in found:
             streams.setdefault(f"{kind!r} {path}", []).append(text)
     return ["".join(texts) for texts in streams.values() if len(texts) > 1]
 
