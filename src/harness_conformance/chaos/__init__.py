@@ -34,6 +34,7 @@ from ._faults import FAULT_KINDS, FAULT_LABELS, Fault, fault_code
 from ._outline import differences, outline
 from ._replay import (
     ChaosReplay,
+    SdkMissing,
     areplay_rechunked,
     replay_rechunked,
     replay_with_fault,
@@ -54,6 +55,7 @@ __all__ = [
     "FuzzFailure",
     "FuzzResult",
     "ReplayTransport",
+    "SdkMissing",
     "SeenRequest",
     "ServedResponse",
     "areplay_rechunked",

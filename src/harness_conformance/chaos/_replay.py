@@ -25,6 +25,7 @@ request goes to the transport.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,7 @@ from ._transport import CutsFor, ReplayTransport, SeenRequest, split_at
 
 __all__ = [
     "ChaosReplay",
+    "SdkMissing",
     "areplay_rechunked",
     "replay_rechunked",
     "replay_with_fault",
@@ -84,23 +86,50 @@ def _base_url(wire: str, recorded: str) -> str:
     return PROVIDERS[wire].base_url
 
 
+class SdkMissing(ImportError):
+    """The provider SDK a wire format is read with is not installed; the message names
+    the ``harness-conformance`` extra that brings it."""
+
+    __module__ = "harness_conformance.chaos"
+
+    def __init__(self, wire: str, package: str, extra: str | None) -> None:
+        install = (
+            f'pip install "harness-conformance[{extra}]"' if extra else f"pip install {package}"
+        )
+        super().__init__(
+            f"chaos replay of a {wire} cassette reads it with the {package} package, which "
+            f"is not installed: {install}",
+            name=package,
+        )
+        self.wire = wire
+        self.extra = extra
+
+
+def _sdk(wire: str, module: str, package: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise SdkMissing(wire, package, PROVIDERS[wire].extra) from exc
+
+
 def sdk_client(wire: str, base_url: str, http: httpx2.AsyncClient) -> Any:
     """The provider SDK client for format ``wire`` sending through ``http``, with SDK
-    retries off and a placeholder key."""
+    retries off and a placeholder key. Raises `SdkMissing` when the format's SDK is not
+    installed."""
     if wire in ("openai-chat", "openai-responses"):
-        import openai
+        openai = _sdk(wire, "openai", "openai")
 
         return openai.AsyncOpenAI(api_key=_KEY, base_url=base_url, max_retries=0, http_client=http)
     if wire == "anthropic-messages":
-        import anthropic
+        anthropic = _sdk(wire, "anthropic", "anthropic")
 
         root = base_url.rstrip("/").removesuffix("/v1")
         return anthropic.AsyncAnthropic(
             api_key=_KEY, base_url=root, max_retries=0, http_client=http
         )
     if wire == "gemini":
-        from google import genai
-        from google.genai import types
+        genai = _sdk(wire, "google.genai", "google-genai")
+        types = _sdk(wire, "google.genai.types", "google-genai")
 
         root, version = split_base_url(base_url)
         options = types.HttpOptions(base_url=root, api_version=version, httpx_async_client=http)

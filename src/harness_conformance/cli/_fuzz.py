@@ -97,6 +97,13 @@ def fuzz_cassette_file(file: InputFile, examples: int, seed: int, start: int = 0
         return Fuzzed(file, FuzzResult(path=path, seed=seed, error=error))
     try:
         return Fuzzed(file, fuzz_cassette(file.path, examples=examples, seed=seed, start=start))
+    except ImportError as exc:
+        from ..chaos import SdkMissing
+
+        if isinstance(exc, SdkMissing):  # what to install, for the whole run
+            raise UsageError(f"{file.path}: {exc}") from None
+        error = CassetteError(unreadable(file.path, exc), code="CASSETTE_CORRUPT", path=path)
+        return Fuzzed(file, FuzzResult(path=path, seed=seed, error=error))
     except Exception as exc:  # the last line of defence: one file never ends the run
         error = CassetteError(unreadable(file.path, exc), code="CASSETTE_CORRUPT", path=path)
         return Fuzzed(file, FuzzResult(path=path, seed=seed, error=error))
@@ -308,7 +315,29 @@ def _reproduce(args: argparse.Namespace) -> int:
     return 1
 
 
+def _needs_hypothesis() -> None:
+    try:
+        import hypothesis  # noqa: F401 - only whether it is there
+    except ImportError:
+        raise UsageError(
+            "fuzz draws its examples with Hypothesis, which is not installed: "
+            'pip install "harness-conformance[fuzz]"'
+        ) from None
+
+
 def _run(args: argparse.Namespace) -> int:
+    _needs_hypothesis()
+    try:
+        return _fuzz(args)
+    except ImportError as exc:  # a cassette's provider SDK is not installed
+        from ..chaos import SdkMissing
+
+        if not isinstance(exc, SdkMissing):
+            raise
+        raise UsageError(str(exc)) from None
+
+
+def _fuzz(args: argparse.Namespace) -> int:
     if args.reproduce is not None:
         return _reproduce(args)
     examples = DEFAULT_EXAMPLES if args.examples is None else args.examples

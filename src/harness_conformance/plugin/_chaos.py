@@ -255,7 +255,13 @@ def _hypothesis_test(
 ) -> Callable[..., Any]:
     """The test of ``item`` as a Hypothesis test over the chaos examples, the recording
     as recorded first."""
-    from hypothesis import HealthCheck, example, given, is_hypothesis_test, settings
+    try:
+        from hypothesis import HealthCheck, example, given, is_hypothesis_test, settings
+    except ImportError:
+        raise pytest.UsageError(
+            f"{item.nodeid}: the hc_chaos marker draws its examples with Hypothesis, which is "
+            f'not installed: pip install "harness-conformance[fuzz]"'
+        ) from None
 
     if is_hypothesis_test(item.obj):
         raise pytest.UsageError(
