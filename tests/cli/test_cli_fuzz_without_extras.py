@@ -39,7 +39,7 @@ def test_fuzz_of_a_cassette_whose_sdk_is_missing_names_the_file_and_the_extra(
     assert main(["fuzz", str(ANTHROPIC[0]), "--examples", "1", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert str(ANTHROPIC[0]) in err
-    assert "anthropic-messages cassette" in err
+    assert "a cassette in the anthropic-messages format" in err
     assert 'pip install "harness-conformance[anthropic]"' in err
     assert "CASSETTE_CORRUPT" not in err
 

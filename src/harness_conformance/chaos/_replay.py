@@ -97,7 +97,7 @@ class SdkMissing(ImportError):
             f'pip install "harness-conformance[{extra}]"' if extra else f"pip install {package}"
         )
         super().__init__(
-            f"chaos replay of a {wire} cassette reads it with the {package} package, which "
+            f"chaos replay reads a cassette in the {wire} format with the {package} package, which "
             f"is not installed: {install}",
             name=package,
         )
