@@ -70,35 +70,35 @@ _NEAR = {
 }
 _REPLAY = {
     "en": (
-        "a profile of `harness-conformance replay` over the shipped cassettes and the corpus "
-        "(cProfile, 87 files, three rounds) puts about half of the time in the replay "
-        "itself (the agent loop, the invariant checker, validating the recorded tool "
-        "calls), a quarter in the secret scan (composing the YAML with libyaml, the search "
-        "for keys cut across events, the stream texts) and a fifth in loading (composing "
-        "and constructing the YAML). Per cassette the loop's replay alone costs about "
-        "2.7 C parses, so 2.5x needs the loop's replay itself to get cheaper; composing "
-        "once and sharing the tree between the scan and the load was measured at about 3 %."
+        "the step rows of the replay-scale comparison table break one cassette down, "
+        "measured in the same run: the load is about one C parse (libyaml composes the "
+        "node tree, our constructor builds the value), the secret scan on the loader's "
+        "node tree adds most of another (the key patterns, the search for long runs, and "
+        "the reassembly of every stream's deltas to find a key cut across events), and the "
+        "replay of the loaded cassette through the agent loop with the strict checker is "
+        "about one and a half. Beyond the load, the time is Python code run once per event "
+        "or per string, spread thin over the loop, the checker's rules and the wire readers "
+        "(no module of ours above 7 % of the replay's own time in cProfile), so what is left "
+        "is the interpreter's cost per event, not one step to remove."
     ),
     "zh": (
-        "对 `harness-conformance replay` 在随附录像和语料上做剖析（cProfile，87 个文件，"
-        "三轮）：约一半时间花在回放本身（智能体循环、不变量检查器、校验录下的工具调用），"
-        "约四分之一花在密钥扫描（用 libyaml 组装 YAML、查找跨事件切开的密钥、流文本），"
-        "约五分之一花在加载（组装并构造 YAML）。每个录像仅循环回放本身就约等于 2.7 次 C 解析，"
-        "所以要达到 2.5 倍，必须让循环回放本身变快；让扫描和加载共用一次组装的节点树，"
-        "实测只节省约 3%。"
+        "回放规模比较表中的各步骤行把一个录像拆开，是在同一次运行中测得的：加载约等于一次 C "
+        "解析（libyaml 组装节点树，我们的构造器构建值）；在加载器节点树上的密钥扫描几乎再加一次"
+        "（密钥模式、长字符串的查找，以及为找出跨事件切开的密钥而重组每个流的增量）；已加载录像"
+        "经智能体循环和 strict 检查器的回放约为一次半。加载之外的时间都是按事件或按字符串执行的 "
+        "Python 代码，分散在循环、检查器规则和线路读取器之中（在 cProfile 中，我们没有哪个模块"
+        "超过回放自身时间的 7%），所以剩下的是解释器按事件计的开销，而不是某一个可以去掉的步骤。"
     ),
 }
 _CLI_MEMORY = {
     "en": (
         "the command holds one cassette's replay at a time and spools its row, details and "
         "report entry to temporary files; what grows is the sorted list of the files it "
-        "checks (a path, the name shown and the resolved path per cassette, about 1.3 KB "
-        "each)."
+        "checks (each file's parts below its folder, about 180 bytes each)."
     ),
     "zh": (
         "命令一次只保留一个录像的回放，并把它的表格行、细节和报告条目写到临时文件；"
-        "增长的是待检查文件的有序列表（每个录像一个路径、一个显示名和解析后的路径，"
-        "每个约 1.3 KB）。"
+        "增长的是待检查文件的有序列表（每个文件在其目录下的路径部分，每个约 180 字节）。"
     ),
 }
 _PYTEST_MEMORY = {
