@@ -71,25 +71,27 @@ _NEAR = {
 _REPLAY = {
     "en": (
         "the step rows of the replay-scale comparison table break one cassette down, "
-        "measured in the same run: the load is about one C parse (libyaml composes the "
-        "node tree, our constructor builds the value), the secret scan on the loader's "
-        "node tree adds most of another (the key patterns, the search for long runs, and "
-        "the reassembly of every stream's deltas to find a key cut across events), and the "
-        "replay of the loaded cassette through the agent loop with the strict checker is "
-        "about one and a half. Beyond the load, the time is Python code run once per event "
-        "or per string, spread thin over the loop, the checker's rules and the wire readers "
-        "(no module of ours above 7 % of the replay's own time in cProfile), so what is left "
-        "is the interpreter's cost per event, not one step to remove."
+        "measured in the same run: the load (libyaml composes the node tree, our "
+        "constructor builds the value) costs about one C parse, and the secret scan on the "
+        "loader's node tree (the key patterns, the search for long runs, and the "
+        "reassembly of every stream's deltas to find a key cut across events) and the "
+        "replay of the loaded cassette through the agent loop with the strict checker "
+        "share the rest. Beyond the load, the time is Python code run once per event or per "
+        "string, spread thin over the loop, the checker's rules and the wire readers (no "
+        "module of ours above 7 % of the replay's own time in cProfile), so what is left is "
+        "the interpreter's cost per event, not one step to remove."
     ),
     "zh": (
-        "回放规模比较表中的各步骤行把一个录像拆开，是在同一次运行中测得的：加载约等于一次 C "
-        "解析（libyaml 组装节点树，我们的构造器构建值）；在加载器节点树上的密钥扫描几乎再加一次"
-        "（密钥模式、长字符串的查找，以及为找出跨事件切开的密钥而重组每个流的增量）；已加载录像"
-        "经智能体循环和 strict 检查器的回放约为一次半。加载之外的时间都是按事件或按字符串执行的 "
-        "Python 代码，分散在循环、检查器规则和线路读取器之中（在 cProfile 中，我们没有哪个模块"
-        "超过回放自身时间的 7%），所以剩下的是解释器按事件计的开销，而不是某一个可以去掉的步骤。"
+        "回放规模比较表中的各步骤行把一个录像拆开，是在同一次运行中测得的：加载（libyaml 组装"
+        "节点树，我们的构造器构建值）约等于一次 C 解析；在加载器节点树上的密钥扫描（密钥模式、"
+        "长字符串的查找，以及为找出跨事件切开的密钥而重组每个流的增量）与已加载录像经智能体循环"
+        "和 strict 检查器的回放分担其余部分。加载之外的时间都是按事件或按字符串执行的 Python "
+        "代码，分散在循环、检查器规则和线路读取器之中（在 cProfile 中，我们没有哪个模块超过回放"
+        "自身时间的 7%），所以剩下的是解释器按事件计的开销，而不是某一个可以去掉的步骤。"
     ),
 }
+
+
 _CLI_MEMORY = {
     "en": (
         "the command holds one cassette's replay at a time and spools its row, details and "
