@@ -9,7 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness_conformance.cassettes._secrets import _PATTERNS, _RUN, _key_matches, _runs
+from harness_conformance.cassettes._key_patterns import PATTERNS as _PATTERNS
+from harness_conformance.cassettes._key_patterns import RUN as _RUN
+from harness_conformance.cassettes._key_patterns import key_matches as _key_matches
+from harness_conformance.cassettes._key_patterns import runs as _runs
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-import string
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +28,7 @@ from ..redaction._secret import (
     declared_secrets,
 )
 from ._json_path import json_path_at
+from ._key_patterns import KEYED, PATTERNS, key_matches
 from ._scrub import SECRET_HEADERS, SECRET_QUERY_PARAMS, Scrubber
 from ._stream_bodies import json_bodies, stream_bodies
 
@@ -55,156 +55,11 @@ def live_secrets(secrets: Iterable[str | Secret] = ()) -> tuple[Secret, ...]:
 
 # -- the scanner -------------------------------------------------------------------------
 
-_PLACEHOLDER_WORDS = ("redacted", "xxxx", "placeholder", "dummy", "fake", "example", "your")
 _CREDENTIAL_NAME = re.compile(r"(?i)key|secret|token|passw|credential|auth|session|cookie")
 _CREDENTIAL_BEFORE = re.compile(
     r"(?i)(?:key|secret|token|passw\w*|credential\w*|auth\w*|session\w*|cookie)[\w-]*"
     r"""["']?\s*[:=]\s*["']?\s*(?:bearer\s+)?$"""
 )
-
-
-def _is_placeholder(token: str) -> bool:
-    lowered = token.lower()
-    return len(set(lowered)) < 5 or any(word in lowered for word in _PLACEHOLDER_WORDS)
-
-
-def _mixed_case(token: str) -> bool:
-    return any(c.isupper() for c in token) and any(c.islower() for c in token)
-
-
-def _looks_random(token: str) -> bool:
-    return (
-        any(c.isdigit() for c in token)
-        and any(c.isalpha() for c in token)
-        and not _is_placeholder(token)
-    )
-
-
-@dataclass(frozen=True)
-class _Pattern:
-    kind: str
-    regex: re.Pattern[str]
-    accept: Callable[[str], bool]
-    needs_context: bool = False
-
-
-# Each key pattern starts with its literal prefix, so the regex engine can jump to it;
-# the look-behind after the prefix keeps it from matching inside a longer word.
-_PATTERNS = (
-    _Pattern(
-        "an Anthropic API key (sk-ant-...)",
-        re.compile(r"sk-ant-(?<![\w-]sk-ant-)[a-z]+[0-9]{2}-[A-Za-z0-9_-]{80,}"),
-        lambda token: not _is_placeholder(token[7:]),
-    ),
-    _Pattern(
-        "an OpenAI-style API key (sk-...)",
-        re.compile(r"sk-(?<![\w-]sk-)[A-Za-z0-9_-]{20,}"),
-        lambda token: not _is_placeholder(token[3:]),
-    ),
-    _Pattern(
-        "a Groq API key (gsk_...)",
-        re.compile(r"gsk_(?<![\w-]gsk_)[A-Za-z0-9]{20,}"),
-        lambda token: not _is_placeholder(token[4:]),
-    ),
-    _Pattern(
-        "an xAI API key (xai-...)",
-        re.compile(r"xai-(?<![\w-]xai-)[A-Za-z0-9]{20,}"),
-        lambda token: not _is_placeholder(token[4:]),
-    ),
-    _Pattern(
-        "a Google API key (AIza...)",
-        re.compile(r"AIza(?<![\w-]AIza)[0-9A-Za-z_-]{35}(?![\w-])"),
-        lambda token: not _is_placeholder(token[4:]),
-    ),
-    _Pattern(
-        "a Hugging Face token (hf_...)",
-        re.compile(r"hf_(?<![\w-]hf_)[A-Za-z0-9]{34}(?![\w-])"),
-        lambda token: _mixed_case(token[3:]) and not _is_placeholder(token[3:]),
-    ),
-    _Pattern(
-        "a GitHub token (ghp_, gho_, ghu_, ghs_, ghr_...)",
-        re.compile(r"gh[pousr]_(?<![\w-]gh[pousr]_)[A-Za-z0-9]{36}(?![\w-])"),
-        lambda token: _looks_random(token[4:]),
-    ),
-    _Pattern(
-        "a GitHub fine-grained token (github_pat_...)",
-        re.compile(r"github_pat_(?<![\w-]github_pat_)[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![\w-])"),
-        lambda token: _looks_random(token[11:]),
-    ),
-    _Pattern(
-        "an AWS access key id (AKIA..., ASIA...)",
-        re.compile(r"A[KS]IA(?<![\w-]A[KS]IA)[A-Z2-7]{16}(?![\w-])"),
-        lambda token: not _is_placeholder(token[4:]),
-    ),
-    _Pattern(
-        "a Slack token (xoxb-..., xoxp-...)",
-        re.compile(
-            r"xox[bp]-(?<![\w-]xox[bp]-)[0-9]{8,13}-[0-9]{8,13}(?:-[0-9]{8,13})?"
-            r"-[A-Za-z0-9]{24,34}(?![\w-])"
-        ),
-        lambda token: not _is_placeholder(token.rsplit("-", 1)[-1]),
-    ),
-    _Pattern(
-        "a bearer token (Bearer ...)",
-        re.compile(r"Bearer(?<!\wBearer)\s+([A-Za-z0-9._~+/=-]{16,})"),
-        lambda token: _looks_random(token.split()[-1]),
-    ),
-    _Pattern(
-        "a long hex key",
-        re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{32,}(?![0-9A-Za-z])"),
-        _looks_random,
-        needs_context=True,
-    ),
-    _Pattern(
-        "a long base64 key",
-        re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{40,}={0,2}"),
-        _looks_random,
-        needs_context=True,
-    ),
-)
-
-
-_KEYED = tuple(pattern for pattern in _PATTERNS if not pattern.needs_context)
-_CONTEXTUAL = tuple(pattern for pattern in _PATTERNS if pattern.needs_context)
-_RUN_LENGTH = 32
-_RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{_RUN_LENGTH},}}")
-"""A run of the characters every contextual pattern is made of, as long as the shortest
-of them: each contextual match lies inside one such run (plus two ``=`` of padding)."""
-_KEY_CHARACTERS = string.ascii_letters + string.digits + "+/_-"
-_AS_RUNS = str.maketrans({chr(c): "a" if chr(c) in _KEY_CHARACTERS else " " for c in range(128)})
-
-
-def _runs(text: str) -> list[tuple[int, int]]:
-    """Where `_RUN` matches in ``text``. An ASCII text is mapped to ``a`` for a run
-    character and a space for any other, and the runs are found with plain substring
-    searches, several times faster than the pattern."""
-    if not text.isascii():
-        return [run.span() for run in _RUN.finditer(text)]
-    shape = text.translate(_AS_RUNS)
-    probe = "a" * _RUN_LENGTH
-    runs: list[tuple[int, int]] = []
-    start = shape.find(probe)
-    while start >= 0:
-        end = shape.find(" ", start + _RUN_LENGTH)
-        end = len(shape) if end < 0 else end
-        runs.append((start, end))
-        start = shape.find(probe, end)
-    return runs
-
-
-def _key_matches(text: str) -> Iterator[tuple[_Pattern, re.Match[str]]]:
-    """Every pattern's matches in ``text``, as ``pattern.regex.finditer(text)`` gives
-    them. The contextual patterns are searched only inside the runs `_runs` finds,
-    which is where all their matches are; their look-behinds still see the text before
-    a run."""
-    for pattern in _KEYED:
-        for match in pattern.regex.finditer(text):
-            yield pattern, match
-    runs = [(start, end + 2) for start, end in _runs(text)]
-    for pattern in _CONTEXTUAL:
-        for start, end in runs:
-            for match in pattern.regex.finditer(text, start, end):
-                yield pattern, match
 
 
 @dataclass(frozen=True)
@@ -297,7 +152,7 @@ def _compose(text: str) -> yaml.Node | None:
 def _worth_a_look(joined: str, redactor: Redactor) -> bool:
     """Whether a reassembled stream text holds a declared secret or a key-shaped token
     anywhere: only then are its pieces built to see whether one lies across them."""
-    return bool(redactor.spans(joined)) or any(pattern.regex.search(joined) for pattern in _KEYED)
+    return bool(redactor.spans(joined)) or any(pattern.regex.search(joined) for pattern in KEYED)
 
 
 def _split_findings(root: yaml.Node | None, text: str, redactor: Redactor) -> list[SecretFinding]:
@@ -311,7 +166,7 @@ def _split_findings(root: yaml.Node | None, text: str, redactor: Redactor) -> li
             hits = [("a live API key value", span) for span in redactor.spans(joined)]
             hits += [
                 (pattern.kind, match.span())
-                for pattern in _PATTERNS
+                for pattern in PATTERNS
                 if not pattern.needs_context
                 for match in pattern.regex.finditer(joined)
                 if pattern.accept(match[0])
@@ -348,7 +203,7 @@ def _decoded_hits(
     except (ValueError, TypeError, RecursionError):
         return []
     found: list[SecretFinding] = []
-    for pattern in _PATTERNS:
+    for pattern in PATTERNS:
         if pattern.needs_context:
             continue
         for match in pattern.regex.finditer(decoded):
@@ -417,7 +272,7 @@ def find_secrets(
     hits: dict[int, tuple[str, int, bool]] = {}
     for start, end in redactor.spans(text):
         hits.setdefault(start, ("a live API key value", end - start, False))
-    for pattern, match in _key_matches(text):
+    for pattern, match in key_matches(text):
         if pattern.accept(match[0]):
             hits.setdefault(match.start(), (pattern.kind, len(match[0]), pattern.needs_context))
     root: yaml.Node | None = None
