@@ -4,6 +4,7 @@ async), and the errors of the marker: no cassette, a record mode that records, b
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -204,3 +205,39 @@ def test_the_examples_come_from_the_option_the_ini_or_the_default(
     # The recording as recorded, then the drawn examples.
     assert seen[0] == "ChaosExample(cuts={}, fault=None)"
     assert len(seen) == count
+
+
+UNKNOWN_FORMAT_TESTS = """
+import pytest
+
+
+@pytest.mark.hc_cassette(name="cohere")
+@pytest.mark.hc_chaos
+def test_cohere(hc_chaos):
+    pass
+"""
+
+
+def test_a_model_call_in_a_format_no_reader_knows_is_refused_as_replay_refuses_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replaying(monkeypatch)
+    project(pytester, UNKNOWN_FORMAT_TESTS)
+    request = json.dumps({"model": "c", "message": "hi"})
+    cassette = pytester.path / "fixtures" / "cassettes" / "test_chaos" / "cohere.yaml"
+    cassette.write_text(
+        "interactions:\n- request:\n    method: POST\n    uri: https://api.cohere.test/v2/chat\n"
+        f"    body: {json.dumps(request)}\n    headers: {{}}\n  response:\n"
+        "    status: {code: 200, message: OK}\n    headers: {}\n"
+        '    body: {string: \'{"text": "hi"}\'}\nversion: 1\n',
+        encoding="utf-8",
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*cohere.yaml: interaction 0 (POST https://api.cohere.test/v2/chat) is a model "
+            "call in a wire format this library does not read*",
+            "*CASSETTE_UNKNOWN_FORMAT*",
+        ]
+    )

@@ -159,8 +159,13 @@ def check_node(root: yaml.Node, *, budget: int | None = None, text: str | None =
     `MAX_DEPTH`, repeats a node inside itself, or its aliases add more than the
     budget (see `resolve_alias_budget`). With the document's ``text``, a document
     without anchors only has its depth checked, which is faster."""
+    _check(root, budget, anchored=text is None or _has_anchor(text))
+
+
+def _check(root: yaml.Node, budget: int | None, *, anchored: bool) -> None:
+    """`check_node`, told whether the text has anchors (without any, no node is shared)."""
     limit = resolve_alias_budget(budget)
-    if text is not None and not _has_anchor(text):
+    if not anchored:
         _check_depth(root)
         return
     # Depth first in document order, so an anchored node is measured before any alias
@@ -244,13 +249,14 @@ def load_yaml(
     try:
         try:
             node = instance.get_single_node()
+            anchored = _has_anchor(text)
             if node is not None:
-                check_node(node, budget=alias_budget, text=text)
+                _check(node, alias_budget, anchored=anchored)
             if inspect is not None:
                 inspect(node)
             if node is None:
                 return None
-            return construct(instance, node, shared=_has_anchor(text))
+            return construct(instance, node, shared=anchored)
         except RecursionError:
             raise _too_deep() from None
     finally:

@@ -134,10 +134,9 @@ def load_chaos_cassette(item: pytest.Item, path: Path | None) -> ChaosCassette:
     """The test's cassette as the chaos transport serves it; a missing file, a record
     mode that records, or a cassette without a model call fails naming the file."""
     from ..cassettes import resolve_mode
-    from ..cassettes.foreign import load_foreign_cassette
+    from ..cassettes.foreign import load_foreign_cassette, wire_formats
     from ..cassettes.foreign._plan import _base_url
     from ..errors import CassetteError
-    from ..wire import detect
     from ._paths import cassette_path
 
     if path is None:
@@ -174,8 +173,13 @@ def load_chaos_cassette(item: pytest.Item, path: Path | None) -> ChaosCassette:
     wires: dict[int, str] = {}
     models: list[str] = []
     urls: list[str] = []
-    for interaction in load_foreign_cassette(path):
-        wire = detect(interaction.method, interaction.uri, interaction.request_body)
+    interactions = load_foreign_cassette(path)
+    try:  # a model call in a format no reader knows is refused, as replay refuses it
+        formats = wire_formats(path, interactions)
+    except CassetteError as exc:
+        raise with_code(exc) from None
+    for interaction in interactions:
+        wire = formats.get(interaction.index)
         if wire is None:
             continue
         served.append(served_response(interaction, wire))

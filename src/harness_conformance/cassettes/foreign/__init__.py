@@ -16,6 +16,7 @@ from ._replay import (
     InvalidToolCall,
     areplay_foreign,
     replay_foreign,
+    wire_formats,
 )
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "load_foreign_cassette",
     "parse_sse",
     "replay_foreign",
+    "wire_formats",
 ]

@@ -37,7 +37,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,7 @@ __all__ = [
     "areplay_foreign",
     "areplay_sessions",
     "replay_foreign",
+    "wire_formats",
 ]
 
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -327,8 +328,11 @@ def _invalid_calls(
     return found
 
 
-def _formats(path: str | Path, interactions: list[Interaction]) -> dict[int, WireFormat]:
-    """The wire format of every model call; `CassetteError` for one no format reads."""
+def wire_formats(path: str | Path, interactions: Sequence[Interaction]) -> dict[int, WireFormat]:
+    """The wire format of every model call of a cassette, by interaction index; a model
+    call no format reads raises `CassetteError` (``CASSETTE_UNKNOWN_FORMAT``) naming the
+    file, the interaction, the method and the URL. Requests that are no model call are
+    left out."""
     found: dict[int, WireFormat] = {}
     for interaction in interactions:
         method, uri, body = interaction.method, interaction.uri, interaction.request_body
@@ -376,7 +380,7 @@ async def areplay_sessions(
     `RecordedModel` of the session's outcomes when ``models`` is None); ``extra_attempts``
     more model calls per step are allowed in every turn the recording did not give up."""
     interactions = load_foreign_cassette(cassette_path, screen=screen)
-    wires = _formats(cassette_path, interactions)
+    wires = wire_formats(cassette_path, interactions)
     calls = [i for i in interactions if i.index in wires]
     requests = {i.index: wires[i.index].read_request(i.uri, i.request_body) for i in calls}
     outcomes = {i.index: outcome_of(i, wires[i.index]) for i in calls}
