@@ -14,7 +14,8 @@ its own `Agent`, so its log starts at seq 0:
   (`areplay_sessions` takes any `SessionModel` in its place, built per session);
 - each recorded function tool is registered from its JSON Schema with
   `from_json_schema`, or with `ToolRegistry.register_raw` when the schema does not
-  import (its calls are then not validated); the tool answers a call with the recorded
+  import (its calls are then not validated); a schema is imported once for all the
+  replays of the process (the `SPEC_CACHE_SIZE` most recently used are kept); the tool answers a call with the recorded
   output, and with an error result saying so when the recording has none; the tools
   are `concurrency_safe`, since answering from the recording touches nothing, so the
   calls of one step overlap as a parallel-safe tool's would;
@@ -37,6 +38,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +68,9 @@ __all__ = [
     "replay_foreign",
     "wire_formats",
 ]
+
+SPEC_CACHE_SIZE = 512
+"""How many imported tool schemas replays keep for later sessions and cassettes."""
 
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "foreign_call_id", default=None
@@ -167,24 +172,32 @@ class ForeignReplay:
 
 
 class _Schemas:
-    """Imported specs by schema text; a schema that does not import maps to its error."""
+    """Imported specs by schema text; a schema that does not import maps to its error.
 
-    def __init__(self) -> None:
-        self._specs: dict[str, Spec | SchemaError] = {}
+    The imports are shared by every replay of the process, the most recently used
+    `SPEC_CACHE_SIZE` kept: the cassettes of one suite declare the same tools over and
+    over, and a spec is immutable, so each is imported (and its validator built) once."""
+
+    _shared: OrderedDict[str, Spec | SchemaError] = OrderedDict()
 
     def spec(self, parameters: object) -> Spec | SchemaError:
         schema = parameters if parameters is not None else {}
         key = json.dumps(schema, sort_keys=True, default=repr)
-        if key not in self._specs:
-            try:
-                if not isinstance(schema, dict | bool):
-                    raise SchemaError(
-                        f"a tool schema must be an object, not {type(schema).__name__}"
-                    )
-                self._specs[key] = from_json_schema(schema)
-            except SchemaError as exc:
-                self._specs[key] = exc
-        return self._specs[key]
+        shared = self._shared
+        found = shared.get(key)
+        if found is not None:
+            shared.move_to_end(key)
+            return found
+        try:
+            if not isinstance(schema, dict | bool):
+                raise SchemaError(f"a tool schema must be an object, not {type(schema).__name__}")
+            found = from_json_schema(schema)
+        except SchemaError as exc:
+            found = exc
+        shared[key] = found
+        if len(shared) > SPEC_CACHE_SIZE:
+            shared.popitem(last=False)
+        return found
 
 
 class _CallContext:
