@@ -15,10 +15,11 @@ its own `Agent`, so its log starts at seq 0:
 - each recorded function tool is registered from its JSON Schema with
   `from_json_schema`, or with `ToolRegistry.register_raw` when the schema does not
   import (its calls are then not validated); a schema is imported once for all the
-  replays of the process (the `SPEC_CACHE_SIZE` most recently used are kept); the tool answers a call with the recorded
-  output, and with an error result saying so when the recording has none; the tools
-  are `concurrency_safe`, since answering from the recording touches nothing, so the
-  calls of one step overlap as a parallel-safe tool's would;
+  replays of the process (the `SPEC_CACHE_SIZE` most recently used are kept); the
+  tool answers a call with the recorded output, and with an error result saying so
+  when the recording has none; the tools are `concurrency_safe`, since answering from
+  the recording touches nothing, so the calls of one step overlap as a parallel-safe
+  tool's would;
 - retries happen exactly where the recording has them, after a sleep that does not wait;
 - every event goes through an `InvariantChecker` that collects violations instead of
   stopping the run, so one replay reports them all.
@@ -42,7 +43,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import anyio.lowlevel
@@ -178,7 +179,7 @@ class _Schemas:
     `SPEC_CACHE_SIZE` kept: the cassettes of one suite declare the same tools over and
     over, and a spec is immutable, so each is imported (and its validator built) once."""
 
-    _shared: OrderedDict[str, Spec | SchemaError] = OrderedDict()
+    _shared: ClassVar[OrderedDict[str, Spec | SchemaError]] = OrderedDict()
 
     def spec(self, parameters: object) -> Spec | SchemaError:
         schema = parameters if parameters is not None else {}
