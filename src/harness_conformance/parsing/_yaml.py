@@ -22,8 +22,10 @@ which gives what PyYAML's constructor gives, faster, for the nodes cassettes are
 
 Both functions compose with libyaml's C parser (``yaml.CSafeLoader``) unless the caller
 names another loader, and fall back to the pure-Python ``yaml.SafeLoader`` only when
-PyYAML was built without libyaml (`safe_loader`). The checks walk the composed node
-tree, so they are the same whichever parser built it.
+PyYAML was built without libyaml (`safe_loader`). The loader resolves implicit tags
+through `harness_conformance.parsing._resolve.quick`, which gives each node the tag the
+loader would. The checks walk the composed node tree, so they are the same whichever
+parser built it.
 
 Refusals raise `YamlTextError`, a ``yaml.MarkedYAMLError`` and a ``ValueError`` whose
 ``problem_mark`` gives the line; callers add the file name and turn it into their own
@@ -40,6 +42,7 @@ import yaml
 
 from ._construct import construct
 from ._limits import integer_limit
+from ._resolve import quick
 
 __all__ = [
     "ALIAS_BUDGET",
@@ -219,7 +222,7 @@ def compose_yaml(
     """The node tree of ``text`` (None for an empty document), checked by `check_node`.
 
     ``loader`` is a PyYAML loader class (`safe_loader` when not given)."""
-    instance = (loader or safe_loader())(text)
+    instance = quick(loader or safe_loader())(text)
     try:
         try:
             node: yaml.Node | None = instance.get_single_node()
@@ -245,7 +248,7 @@ def load_yaml(
     accepted node tree (None for an empty document) before anything is built from it,
     so a reader that needs the tree does not compose the text again; what it raises
     propagates."""
-    instance = (loader or safe_loader())(text)
+    instance = quick(loader or safe_loader())(text)
     try:
         try:
             node = instance.get_single_node()
