@@ -7,6 +7,10 @@ deltas of several events can be found in the reassembled text and reported at th
 event where it starts; `json_bodies` gives the JSON bodies a format-2 cassette keeps as
 text blocks, decoded. Nothing here expands a YAML alias: a node tree whose events
 repeat a node is skipped, since walking its value could take exponential time.
+
+Inside a `handing` block, each event value decoded here is kept by its JSON text for
+one `take`, so a loader that scans a file before building it (`load_foreign_cassette`
+with a ``screen``) decodes each event once.
 """
 
 from __future__ import annotations
@@ -14,11 +18,37 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import yaml
 
-__all__ = ["Place", "json_bodies", "stream_bodies"]
+__all__ = ["MISSING", "Place", "handing", "json_bodies", "stream_bodies", "take"]
+
+MISSING: Any = object()
+"""What `take` gives for a text no scan decoded."""
+
+_HANDED: ContextVar[dict[str, Any] | None] = ContextVar("handed_events", default=None)
+
+
+@contextmanager
+def handing() -> Iterator[None]:
+    """Within the block, the JSON value of each event `stream_bodies` decodes is kept,
+    by its text, for one `take`: a loader that scans a file before building it then
+    decodes each event once."""
+    token = _HANDED.set({})
+    try:
+        yield
+    finally:
+        _HANDED.reset(token)
+
+
+def take(text: str) -> Any:
+    """The value a scan in the current `handing` block decoded from ``text`` (each
+    value is given once), or `MISSING`."""
+    handed = _HANDED.get()
+    return MISSING if not handed else handed.pop(text, MISSING)
 
 
 def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
@@ -65,11 +95,17 @@ def _payload(line: str) -> Any:
     """The JSON value of a ``data:`` line, or None."""
     if not line.startswith("data:"):
         return None
+    text = line[6:] if line.startswith("data: ") else line[5:]
     try:
-        value = json.loads(line[6:] if line.startswith("data: ") else line[5:])
+        value = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    return value if isinstance(value, dict | list) else None
+    if not isinstance(value, dict | list):
+        return None
+    handed = _HANDED.get()
+    if handed is not None:
+        handed.setdefault(text, value)
+    return value
 
 
 def _block_events(node: yaml.ScalarNode, lines: Sequence[str]) -> Iterator[tuple[int, Any, Place]]:

@@ -54,6 +54,7 @@ from ...parsing._json import JsonTextError, parse_json
 from ...parsing._yaml import YamlTextError, compose_yaml, load_yaml
 from .._decompress import BodyTooLarge, decompress
 from .._format import VCR_YAML_LOADER
+from .._stream_bodies import MISSING, handing, take
 
 __all__ = ["BodyKind", "Interaction", "Screen", "load_foreign_cassette", "parse_sse"]
 
@@ -134,7 +135,9 @@ def parse_sse(text: str) -> tuple[tuple[Any, ...], bool]:
         data = []
         if payload.startswith("[DONE]"):
             return tuple(payloads), True
-        value = _json_or_not(payload)
+        value = take(payload)
+        if value is MISSING:
+            value = _json_or_not(payload)
         payloads.append(payload if value is _NOT_JSON else value)
     return tuple(payloads), False
 
@@ -407,8 +410,9 @@ def load_foreign_cassette(path: str | Path, *, screen: Screen | None = None) -> 
     ``parsed_body`` YAML), decoded as described in the module docstring.
 
     ``screen`` sees the text and its node tree before the interactions are built (the
-    ``replay`` command scans it for secrets there, without composing it again); it is
-    not called when the file cannot be read or its YAML does not compose."""
+    ``replay`` command scans it for secrets there, without composing it again, and the
+    stream events the scan decodes are not decoded again); it is not called when the
+    file cannot be read or its YAML does not compose."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -426,4 +430,7 @@ def load_foreign_cassette(path: str | Path, *, screen: Screen | None = None) -> 
         line = data.count(b"\n", 0, exc.start) + 1
         reader = _Reader(path, "")
         reader.fail(f"the file is not UTF-8 text (byte {exc.start})", line=line)
-    return _Reader(path, text, screen).interactions()
+    if screen is None:
+        return _Reader(path, text).interactions()
+    with handing():  # the events the screen's secret scan decodes are not decoded again
+        return _Reader(path, text, screen).interactions()
