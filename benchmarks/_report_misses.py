@@ -106,13 +106,12 @@ _CLI_MEMORY = {
 _PYTEST_MEMORY = {
     "en": (
         "pytest keeps every collected item for the whole session (its node id, parameters, "
-        "marks and fixture information), about 7 KB per test here, so a suite of 10,000 "
-        "parametrized cassette tests grows with its size; with `-n 2` every worker collects "
-        "the whole suite as well."
+        "marks and fixture information), so a suite of 10,000 parametrized cassette tests "
+        "grows with its size; with `-n 2` every worker collects the whole suite as well."
     ),
     "zh": (
         "pytest 在整个会话中保留每个收集到的测试项（节点 id、参数、标记和 fixture 信息），"
-        "这里每个测试约 7 KB，所以 10,000 个参数化录像测试的套件会随规模增长；使用 `-n 2` 时，"
+        "所以 10,000 个参数化录像测试的套件会随规模增长；使用 `-n 2` 时，"
         "每个工作进程也都会收集整个套件。"
     ),
 }
@@ -129,7 +128,8 @@ _RULES: list[tuple[Callable[[Target], bool], dict[str, str]]] = [
 
 def explain(target: Target, language: str) -> str:
     """The explanation of a missed ``target`` in ``language``."""
+    measured = f" {target.why[language]}" if language in target.why else ""
     for matches, text in _RULES:
         if matches(target):
-            return text[language]
-    return UNEXPLAINED[language]
+            return text[language] + measured
+    return UNEXPLAINED[language] + measured

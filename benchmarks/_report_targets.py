@@ -30,6 +30,8 @@ class Target:
     """The label in Chinese, when the label is not in the fixed table."""
     plotted: bool = True
     """Whether the plot shows it (a ratio of speeds; memory ratios are not)."""
+    why: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    """Figures of the same run that explain a miss, a sentence per language."""
 
     @classmethod
     def boolean(cls, bench: str, label: str, value: str, passed: bool) -> Target:

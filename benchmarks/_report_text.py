@@ -235,6 +235,12 @@ ZH: dict[str, str] = {
     "load": "我们的加载器 / vcrpy 的加载器，总耗时",
     "parse": "replay 每个录像的耗时 / C YAML 解析",
     "memory": "{runner}：{large} 个录像时的峰值 RSS / {small} 个时",
+    "pytest_alone": (
+        "同一次运行中测得：单独的 pytest（每个录像路径一个空测试，禁用本插件）在 {small} 到 "
+        "{large} 个测试之间从 {low:.1f} MiB 增长到 {high:.1f} MiB（{ratio:.2f}x，每个测试 "
+        "{alone_kb:.1f} KB；本套件每个测试增长 {ours_kb:.1f} KB）；峰值的其余"
+        "部分，即本库所占的份额，从 {extra_low:.1f} MiB 变为 {extra_high:.1f} MiB。"
+    ),
     "xdist_slower": (
         "在这台机器上（{cores} 核），回放 {count} 个录像时 `pytest -n 2` 比单进程更慢"
         "（{parallel:.1f} 秒对 {serial:.1f} 秒）。"

@@ -10,7 +10,14 @@ process of its own started under ``_rusage.py`` (wall time, peak resident memory
   are those folders, with ``CI`` set, without and with ``-n 2`` (pytest-xdist).
 
 Each runner runs over the first ``SIZES[0]`` copies and over all ``SIZES[1]``; memory is
-flat when the peak at the larger size is at most `FLAT` times that at the smaller.
+flat when the peak at the larger size is at most `FLAT` times that at the smaller. Three
+peers run the same way over the same copies:
+
+* ``_parse_files.py FOLDERS``, which reads each file and loads it with
+  ``yaml.CSafeLoader``: the C YAML parse of the same files, the yardstick of the
+  command's seconds per cassette;
+* pytest alone (``-p no:harness_conformance``) over a project with one trivial test
+  per cassette path, without and with ``-n 2``: what pytest's own items cost in memory.
 
 Three comparisons on the distinct corpus files, with medians of interleaved timed runs:
 
@@ -18,11 +25,11 @@ Three comparisons on the distinct corpus files, with medians of interleaved time
   ``cassettes.deserialize``, written to the temporary folder) and to vcrpy's (vcrpy's
   ``yamlserializer.serialize`` of the same dict); ``cassettes.deserialize`` on ours
   beside ``vcr.serializers.yamlserializer.deserialize`` on vcrpy's;
-* parse: ``yaml.load(text, Loader=yaml.CSafeLoader)`` on each corpus file, summed over the
-  copies, beside the CLI's seconds per cassette at the larger size;
+* parse in process: ``yaml.load(text, Loader=yaml.CSafeLoader)`` on each corpus file,
+  each timed alone, summed over the copies (reported beside the peer's figure);
 * steps: what one cassette costs the command, step by step (`_replay_steps`).
 
-    python benchmarks/replay_scale.py            # 1,000 and 10,000 cassettes, about 3 minutes
+    python benchmarks/replay_scale.py            # 1,000 and 10,000 cassettes, about 4 minutes
     python benchmarks/replay_scale.py --quick    # 100 and 1,000
 """
 
@@ -71,7 +78,23 @@ SUITE = """from harness_conformance.standard import SessionConformanceTests
 class TestRecordedSessions(SessionConformanceTests):
     cassettes = {folders!r}
 """
+BARE_SUITE = """import pathlib
+
+import pytest
+
+FOLDERS = {folders!r}
+FILES = sorted(str(p) for folder in FOLDERS for p in pathlib.Path(folder).rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("cassette", FILES)
+def test_cassette(cassette):
+    assert cassette.endswith(".yaml")
+"""
 RUNNERS = ("replay", "pytest", "pytest -n 2")
+"""The runners of this library; their memory is judged."""
+PEERS = ("C YAML parse", "pytest alone", "pytest alone -n 2")
+"""The same files through the C YAML loader, and pytest with one trivial test per
+cassette and no plugin, run like the runners."""
 
 
 def corpus_files(folders: list[Path]) -> list[Path]:
@@ -108,21 +131,30 @@ def _measured(command: list[str], cwd: Path, log: Path) -> dict[str, Any]:
 
 def run_all(folders: list[Path], sizes: tuple[int, ...], scratch: Path) -> dict[str, Any]:
     """Each runner over each size: seconds, seconds per cassette, peak RSS, its verdict."""
-    runs: dict[str, Any] = {runner: {} for runner in RUNNERS}
+    runs: dict[str, Any] = {runner: {} for runner in (*RUNNERS, *PEERS)}
     for size in sizes:
         chosen = [str(f) for f in folders[: -(-size // PER_FOLDER)]]
-        project = scratch / f"project-{size}"
+        project, bare = scratch / f"project-{size}", scratch / f"bare-{size}"
         project.mkdir()
+        bare.mkdir()
         (project / "test_sessions.py").write_text(SUITE.format(folders=chosen), "utf-8")
+        (bare / "test_cassettes.py").write_text(BARE_SUITE.format(folders=chosen), "utf-8")
         pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        alone = [*pytest, "-p", "no:harness_conformance"]
         commands = {
-            "replay": [sys.executable, "-m", "harness_conformance", "replay", "-q", *chosen],
-            "pytest": pytest,
-            "pytest -n 2": [*pytest, "-n", "2"],
+            "replay": (
+                [sys.executable, "-m", "harness_conformance", "replay", "-q", *chosen],
+                project,
+            ),
+            "C YAML parse": ([sys.executable, str(HERE / "_parse_files.py"), *chosen], project),
+            "pytest": (pytest, project),
+            "pytest -n 2": ([*pytest, "-n", "2"], project),
+            "pytest alone": (alone, bare),
+            "pytest alone -n 2": ([*alone, "-n", "2"], bare),
         }
-        for runner, command in commands.items():
+        for runner, (command, cwd) in commands.items():
             print(f"  {runner}: {size} cassettes", file=sys.stderr, flush=True)
-            result = _measured(command, project, scratch / "output.txt")
+            result = _measured(command, cwd, scratch / "output.txt")
             result["per_cassette_ms"] = result["seconds"] * 1000 / size
             runs[runner][str(size)] = result
     return runs
@@ -193,7 +225,8 @@ def summarise(
     # more when i falls in the last, partial cycle.
     count = int(large)
     copies = [count // len(files) + (i < count % len(files)) for i in range(len(files))]
-    parse_ms = sum(c * loads[names[i]]["c_parse_ms"] for i, c in enumerate(copies)) / count
+    hot_parse_ms = sum(c * loads[names[i]]["c_parse_ms"] for i, c in enumerate(copies)) / count
+    parse_ms = runs["C YAML parse"][large]["per_cassette_ms"]
     replay_ms = runs["replay"][large]["per_cassette_ms"]
     memory = {
         runner: {
@@ -201,13 +234,14 @@ def summarise(
             "large_mib": runs[runner][large]["max_rss_mib"],
             "ratio": runs[runner][large]["max_rss_mib"] / runs[runner][small]["max_rss_mib"],
         }
-        for runner in RUNNERS
+        for runner in (*RUNNERS, *PEERS)
     }
     targets = [
         _target("load", "our loader / vcrpy's loader, total", ours / stock, LOAD_TARGET),
         _target("parse", "replay per cassette / C YAML parse", replay_ms / parse_ms, PARSE_TARGET),
     ]
-    for runner, row in memory.items():
+    for runner in RUNNERS:
+        row = memory[runner]
         label = f"{runner}: peak RSS at {large} / at {small}"
         targets.append(_target("memory", label, row["ratio"], FLAT))
     return {
@@ -229,7 +263,11 @@ def summarise(
             "size_ratio": sum(r["bytes"]["ours"] for r in loads.values())
             / sum(r["bytes"]["vcrpy"] for r in loads.values()),
         },
-        "parse": {"c_parse_ms_per_cassette": parse_ms, "replay_ms_per_cassette": replay_ms},
+        "parse": {
+            "c_parse_ms_per_cassette": parse_ms,
+            "c_parse_in_process_ms_per_cassette": hot_parse_ms,
+            "replay_ms_per_cassette": replay_ms,
+        },
         "memory": memory,
         "targets": targets,
     }
@@ -259,13 +297,13 @@ def render(report: dict[str, Any]) -> str:
         f"({', '.join(sizes)} cassettes; each run in its own process)",
         "versions: " + ", ".join(f"{k} {v}" for k, v in report["versions"].items()),
         "",
-        f"{'runner':14}{'cassettes':>10}{'seconds':>10}{'ms/cassette':>13}{'peak RSS MiB':>14}"
+        f"{'runner':18}{'cassettes':>10}{'seconds':>10}{'ms/cassette':>13}{'peak RSS MiB':>14}"
         "  last line of output",
     ]
     for runner, by_size in runs.items():
         for size, row in by_size.items():
             lines.append(
-                f"{runner:14}{size:>10}{row['seconds']:>10.1f}{row['per_cassette_ms']:>13.2f}"
+                f"{runner:18}{size:>10}{row['seconds']:>10.1f}{row['per_cassette_ms']:>13.2f}"
                 f"{row['max_rss_mib']:>14.1f}  {row['last_line'][:60]}"
             )
     load, parse = summary["load"], summary["parse"]
@@ -275,7 +313,9 @@ def render(report: dict[str, Any]) -> str:
         f"{load['ours_ms']:.1f} ms, vcrpy {load['vcrpy_ms']:.1f} ms in total; ours/vcrpy "
         f"total {load['ratio_total']:.2f}x, median per file {load['ratio_median']:.2f}x, worst "
         f"{load['worst']:.2f}x ({load['worst_file']}); size ours/vcrpy {load['size_ratio']:.2f}x",
-        f"parse: C YAML parse {parse['c_parse_ms_per_cassette']:.3f} ms per cassette; replay "
+        f"parse: C YAML parse of the same files {parse['c_parse_ms_per_cassette']:.3f} ms per "
+        f"cassette (in process, each file timed alone: "
+        f"{parse['c_parse_in_process_ms_per_cassette']:.3f}); replay "
         f"{parse['replay_ms_per_cassette']:.3f} ms per cassette at {sizes[-1]}",
         "steps, ms per cassette (over the C parse), "
         + ", ".join(
