@@ -90,9 +90,16 @@ class SecretFinding:
         return f"{self.kind}, {self.length} characters, at {where}"
 
 
+_WORD = re.compile(r"[\w-]+")
+
+
 def _field_name(key: Any) -> str:
     text = str(key)
-    return f".{text}" if re.fullmatch(r"[\w-]+", text) else f"[{text!r}]"
+    return f".{text}" if _WORD.fullmatch(text) else f"[{text!r}]"
+
+
+def _holds(node: yaml.Node, offset: int) -> bool:
+    return bool(node.start_mark.index <= offset < node.end_mark.index)
 
 
 def _field_at(root: yaml.Node | None, offset: int, text: str) -> str:
@@ -101,19 +108,19 @@ def _field_at(root: yaml.Node | None, offset: int, text: str) -> str:
     parts: list[str] = []
     node = root
     while isinstance(node, yaml.MappingNode | yaml.SequenceNode):
-        children: list[tuple[str, yaml.Node, bool]] = []
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                children.append((_field_name(key.value), key, False))
-                children.append((_field_name(key.value), value, True))
+        parent, node = node, None
+        if isinstance(parent, yaml.MappingNode):
+            for key, value in parent.value:
+                if _holds(key, offset) or _holds(value, offset):
+                    parts.append(_field_name(key.value))
+                    node = value if _holds(value, offset) else None
+                    break
         else:
-            children = [(f"[{index}]", item, True) for index, item in enumerate(node.value)]
-        node = None
-        for name, child, descend in children:
-            if child.start_mark.index <= offset < child.end_mark.index:
-                parts.append(name)
-                node = child if descend else None
-                break
+            for index, item in enumerate(parent.value):
+                if _holds(item, offset):
+                    parts.append(f"[{index}]")
+                    node = item
+                    break
     if parts[-1:] == [".json"] and isinstance(node, yaml.ScalarNode) and node.style == "|":
         parts.append(_inside_block(node, offset, text))
     return "".join(parts).lstrip(".")
