@@ -70,24 +70,26 @@ _NEAR = {
 }
 _REPLAY = {
     "en": (
-        "the step rows of the replay-scale comparison table break one cassette down, "
-        "measured in the same run: the load (libyaml composes the node tree, our "
-        "constructor builds the value) costs about one C parse, and the secret scan on the "
-        "loader's node tree (the key patterns, the search for long runs, and the "
-        "reassembly of every stream's deltas to find a key cut across events) and the "
-        "replay of the loaded cassette through the agent loop with the strict checker "
-        "share the rest. Beyond the load, the time is Python code run once per event or per "
-        "string, spread thin over the loop, the checker's rules and the wire readers (no "
-        "module of ours above 7 % of the replay's own time in cProfile), so what is left is "
-        "the interpreter's cost per event, not one step to remove."
+        "the yardstick is the C parse of the same copies in a process of its own, and the "
+        "step rows of the replay-scale comparison table break one cassette down in this "
+        "run: the load (libyaml composes the node tree, our constructor builds the value) "
+        "costs about one parse, and the secret scan on the loader's tree (the key "
+        "patterns, the search for long runs, the reassembly of every stream's deltas to "
+        "find a key cut across events) and the replay of the loaded cassette through the "
+        "agent loop with the strict checker come on top. Beyond the compose, cProfile of "
+        "the command over 1,000 copies spreads the time over Python code run once per "
+        "event or per string, in the loop, the checker's rules, the wire readers and the "
+        "scan, with no module of ours above about 6 % of it: what is left is the "
+        "interpreter's cost per event and per string, not one step to remove."
     ),
     "zh": (
-        "回放规模比较表中的各步骤行把一个录像拆开，是在同一次运行中测得的：加载（libyaml 组装"
-        "节点树，我们的构造器构建值）约等于一次 C 解析；在加载器节点树上的密钥扫描（密钥模式、"
-        "长字符串的查找，以及为找出跨事件切开的密钥而重组每个流的增量）与已加载录像经智能体循环"
-        "和 strict 检查器的回放分担其余部分。加载之外的时间都是按事件或按字符串执行的 Python "
-        "代码，分散在循环、检查器规则和线路读取器之中（在 cProfile 中，我们没有哪个模块超过回放"
-        "自身时间的 7%），所以剩下的是解释器按事件计的开销，而不是某一个可以去掉的步骤。"
+        "衡量基准是在独立进程中对同一批副本做的 C 解析；回放规模比较表中的各步骤行在本次运行中"
+        "把一个录像拆开：加载（libyaml 组装节点树，我们的构造器构建值）约等于一次解析，"
+        "在加载器节点树上的密钥扫描（密钥模式、长字符串的查找，以及为找出跨事件切开的密钥而"
+        "重组每个流的增量）与已加载录像经智能体循环和 strict 检查器的回放都在此之上。"
+        "在组装之外，对命令运行 1,000 个副本的 cProfile 显示，时间分散在按事件或按字符串执行"
+        "的 Python 代码中（循环、检查器规则、线路读取器和扫描），我们没有哪个模块超过约 6%："
+        "剩下的是解释器按事件、按字符串计的开销，而不是某一个可以去掉的步骤。"
     ),
 }
 

@@ -174,6 +174,33 @@ def _alone(summary: dict[str, Any], runner: str, small: str, large: str) -> dict
     }
 
 
+def _steps(data: dict[str, Any]) -> dict[str, str]:
+    """The step rows of the same run, in words, for a missed parse goal."""
+    over = data.get("steps", {}).get("over_parse")
+    if not over:
+        return {}
+    figures = {
+        "load": over["load"],
+        "scan": over["load+scan"] - over["load"],
+        "replay": over["replay"],
+    }
+    return {
+        "en": (
+            "In this run, over the same parse in process: the load {load:.2f}x, the secret "
+            "scan on its tree {scan:.2f}x more, the replay of the loaded cassette {replay:.2f}x."
+        ).format(**figures),
+        "zh": ZH["replay_steps"].format(**figures),
+    }
+
+
+def _why(data: dict[str, Any], kind: str, runner: str, small: str, large: str) -> dict[str, str]:
+    if kind == "parse":
+        return _steps(data)
+    if runner.startswith("pytest"):
+        return _alone(data["summary"], runner, small, large)
+    return {}
+
+
 def _replay_scale(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     summary = data["summary"]
     small, large = (str(size) for size in summary["sizes"])
@@ -195,7 +222,7 @@ def _replay_scale(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], 
                 higher_is_better=False,
                 zh=label_zh,
                 plotted=t["kind"] != "memory",
-                why=_alone(summary, runner, small, large) if runner.startswith("pytest") else {},
+                why=_why(data, t["kind"], runner, small, large),
             )
         )
     rows = [

@@ -235,6 +235,10 @@ ZH: dict[str, str] = {
     "load": "我们的加载器 / vcrpy 的加载器，总耗时",
     "parse": "replay 每个录像的耗时 / C YAML 解析",
     "memory": "{runner}：{large} 个录像时的峰值 RSS / {small} 个时",
+    "replay_steps": (
+        "本次运行中，相对于在进程内做的同一解析：加载 {load:.2f}x，在其节点树上的密钥扫描再加 "
+        "{scan:.2f}x，已加载录像的回放 {replay:.2f}x。"
+    ),
     "pytest_alone": (
         "同一次运行中测得：单独的 pytest（每个录像路径一个空测试，禁用本插件）在 {small} 到 "
         "{large} 个测试之间从 {low:.1f} MiB 增长到 {high:.1f} MiB（{ratio:.2f}x，每个测试 "
