@@ -4,12 +4,12 @@ YAML file of the repository and for generated documents, with each loader we use
 from __future__ import annotations
 
 import datetime
-import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from _same import same
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,21 +24,6 @@ FILES = sorted(
     for path in (ROOT / folder).rglob("*.yaml")
 )
 LOADERS = [safe_loader(), VCR_YAML_LOADER, yaml.SafeLoader]
-
-
-def _same(left: Any, right: Any) -> bool:
-    """Equal, with the same types all the way down (``1`` is not ``True`` nor ``1.0``)."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return list(left) == list(right) and all(_same(left[k], right[k]) for k in left)
-    if isinstance(left, list | tuple):
-        return len(left) == len(right) and all(map(_same, left, right))
-    if isinstance(left, float) and math.isnan(left):
-        return math.isnan(right)
-    if hasattr(left, "getvalue"):  # BytesIO from vcrpy's loader
-        return bool(left.getvalue() == right.getvalue())
-    return bool(left == right)
 
 
 def _standard(text: str, loader: type[Any]) -> Any:
@@ -61,7 +46,7 @@ def test_repository_files_build_as_pyyaml_builds_them(path: Path) -> None:
             with pytest.raises(type(exc)):
                 load_yaml(text, loader=loader)
             continue
-        assert _same(load_yaml(text, loader=loader), expected), loader
+        assert same(load_yaml(text, loader=loader), expected), loader
 
 
 TRICKY = [
@@ -123,7 +108,7 @@ def test_tricky_documents_build_as_pyyaml_builds_them(text: str) -> None:
                 load_yaml(text, loader=loader)
             continue
         got = load_yaml(text, loader=loader)
-        assert _same(got, expected), (loader, got, expected)
+        assert same(got, expected), (loader, got, expected)
 
 
 _SCALARS = st.one_of(
@@ -154,7 +139,7 @@ _VALUES = st.recursive(
 def test_generated_documents_build_as_pyyaml_builds_them(value: Any, flow: bool) -> None:
     text = yaml.safe_dump(value, default_flow_style=flow, allow_unicode=True)
     for loader in LOADERS:
-        assert _same(load_yaml(text, loader=loader), _standard(text, loader))
+        assert same(load_yaml(text, loader=loader), _standard(text, loader))
 
 
 def test_a_loader_with_its_own_string_constructor_is_left_to_pyyaml() -> None:

@@ -3,13 +3,13 @@ the collection check that refuses deleted or unmarked overridden standard tests.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from _chat_exchange import chat_exchange
 from _plugin_project import rewrite_module
 
 import harness_conformance.cassettes.foreign._replay as foreign_replay
@@ -49,20 +49,9 @@ FIXED = 6
 def _exchange(messages: list[dict[str, Any]], reply: str) -> dict[str, Any]:
     request = {"model": "m", "messages": messages}
     message = {"role": "assistant", "content": reply}
-    response = {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
-    return {
-        "request": {
-            "method": "POST",
-            "uri": "https://api.example.test/v1/chat/completions",
-            "body": json.dumps(request),
-            "headers": {},
-        },
-        "response": {
-            "status": {"code": 200, "message": "OK"},
-            "headers": {"Content-Type": ["application/json"]},
-            "body": {"string": json.dumps(response)},
-        },
-    }
+    return chat_exchange(
+        request, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    )
 
 
 def write_cassette(path: Path, reply: str = "hello") -> Path:

@@ -185,40 +185,16 @@ def _walk(value: Any, path: str, found: list[tuple[str, Any, Any, str]]) -> None
             _walk(child, _name(path, key, child, in_list), found)
 
 
-def _gather(value: Any, path: str, head: str, streams: dict[str, list[str]]) -> None:
-    """`_walk` for `joined_texts`: each string under ``value`` appended to its stream,
-    named as `_walk` names it, behind ``head``."""
-    if isinstance(value, dict):
-        for key, child in value.items():
-            if isinstance(child, str):
-                name = f"{head}{path}.{key}" if path else f"{head}{key}"
-                texts = streams.get(name)
-                if texts is None:
-                    streams[name] = [child]
-                else:
-                    texts.append(child)
-            elif isinstance(child, dict | list):
-                _gather(child, f"{path}.{key}" if path else str(key), head, streams)
-    elif isinstance(value, list):
-        for key, child in enumerate(value):
-            if isinstance(child, str):
-                name = f"{head}{path}[{key}]"
-                texts = streams.get(name)
-                if texts is None:
-                    streams[name] = [child]
-                else:
-                    texts.append(child)
-            elif isinstance(child, dict | list):
-                _gather(child, _name(path, key, child, True), head, streams)
-
-
 def joined_texts(objects: Sequence[Any]) -> list[str]:
     """The reassembled text of each stream `text_streams` gives, in the same order,
     without building its pieces: a quick look for anything worth finding."""
     streams: dict[str, list[str]] = {}
     for obj in objects:
         kind = obj.get("type") if isinstance(obj, dict) else None
-        _gather(obj, "", f"{kind!r} ", streams)
+        found: list[tuple[str, Any, Any, str]] = []
+        _walk(obj, "", found)
+        for path, _, _, text in found:
+            streams.setdefault(f"{kind!r} {path}", []).append(text)
     return ["".join(texts) for texts in streams.values() if len(texts) > 1]
 
 

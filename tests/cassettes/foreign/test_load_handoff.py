@@ -4,12 +4,12 @@ handed to the loader, and the interactions are exactly those of an unscreened lo
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from _same import same
 
 from harness_conformance.cassettes import _stream_bodies
 from harness_conformance.cassettes._secrets import find_secrets
@@ -28,19 +28,6 @@ FILES = sorted(
 
 def _scan(text: str, tree: Any) -> None:
     find_secrets(text, tree=tree)
-
-
-def _same(left: Any, right: Any) -> bool:
-    """Equal, with the same types all the way down."""
-    if type(left) is not type(right):
-        return False
-    if isinstance(left, dict):
-        return list(left) == list(right) and all(_same(left[k], right[k]) for k in left)
-    if isinstance(left, list | tuple):
-        return len(left) == len(right) and all(map(_same, left, right))
-    if isinstance(left, float) and math.isnan(left):
-        return math.isnan(right)
-    return bool(left == right)
 
 
 def _fields(item: Interaction) -> list[Any]:
@@ -76,7 +63,7 @@ def test_every_recorded_file_loads_the_same_screened_or_not(
         screened = load_foreign_cassette(path, screen=_scan)
         assert len(plain) == len(screened), path
         for left, right in zip(plain, screened, strict=True):
-            assert all(map(_same, _fields(left), _fields(right))), (path, left.index)
+            assert all(map(same, _fields(left), _fields(right))), (path, left.index)
     # The hand-off is used: most events are not decoded twice.
     assert sum(taken) > 0.8 * len(taken) > 1000
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _chat_exchange import chat_exchange
 
 from harness_conformance.cassettes.foreign import _replay
 from harness_conformance.cassettes.foreign._replay import replay_foreign
@@ -32,19 +33,7 @@ def _cassette(tmp_path: Path, name: str, schema: object, arguments: str) -> Path
         "messages": [{"role": "user", "content": "hi"}],
         "tools": [{"type": "function", "function": {"name": "point", "parameters": schema}}],
     }
-    interaction = {
-        "request": {
-            "method": "POST",
-            "uri": "https://api.example.test/v1/chat/completions",
-            "body": json.dumps(request),
-            "headers": {},
-        },
-        "response": {
-            "status": {"code": 200, "message": "OK"},
-            "headers": {"Content-Type": ["application/json"]},
-            "body": {"string": json.dumps(response)},
-        },
-    }
+    interaction = chat_exchange(request, response)
     path = tmp_path / name
     path.write_text(yaml.safe_dump({"interactions": [interaction], "version": 1}), "utf-8")
     return path
