@@ -76,7 +76,11 @@ def test_without_the_alias_the_vcr_marker_is_not_a_cassette(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytester.makepyfile(test_own=own_loop_test("@pytest.mark.vcr"))
-    with recording(pytester, monkeypatch, [TextResponse("hello")]) as server:
+    # The marker registered as pytest-recording registers it, so the run does not rest
+    # on an earlier in-process run having registered it (pytest keeps the marker names
+    # it has seen for the whole process).
+    registered = {"markers": "vcr: pytest-recording's cassette marker"}
+    with recording(pytester, monkeypatch, [TextResponse("hello")], **registered) as server:
         pytester.runpytest(RECORD).assert_outcomes(passed=1)
     assert len(server.requests) == 1
     assert cassette_files(pytester.path) == []
