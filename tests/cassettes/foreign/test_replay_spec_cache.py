@@ -1,5 +1,6 @@
 """Replays share imported tool schemas: each distinct schema is imported once per process,
-the most recently used `SPEC_CACHE_SIZE` kept, with the same results as a fresh import."""
+the most recently used kept within `SPEC_CACHE_SIZE` schemas and `SPEC_CACHE_TEXT`
+characters, with the same results as a fresh import."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ POINT = {"type": "object", "properties": {"x": {"type": "integer"}}, "required":
 
 @pytest.fixture(autouse=True)
 def _empty_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_replay._Schemas, "_shared", type(_replay._Schemas._shared)())
+    monkeypatch.setattr(_replay, "_KEPT", _replay._SpecCache())
 
 
 def _cassette(tmp_path: Path, name: str, schema: object, arguments: str) -> Path:
@@ -86,7 +87,7 @@ def test_a_schema_that_does_not_import_stays_raw_in_every_replay(tmp_path: Path)
         result = replay_foreign(_cassette(tmp_path, name, odd, '{"x": 1}'))
         assert result.raw_tools == ("point",)
         assert result.invalid_tool_calls == ()
-    (cached,) = _replay._Schemas._shared.values()
+    (cached,) = _replay._KEPT.specs.values()
     assert isinstance(cached, SchemaError)
 
 
@@ -96,6 +97,49 @@ def test_the_cache_keeps_the_most_recently_used_schemas(monkeypatch: pytest.Monk
     first, second = (_replay._Schemas().spec(schema) for schema in schemas[:2])
     assert _replay._Schemas().spec(schemas[0]) is first  # used again: now the most recent
     _replay._Schemas().spec(schemas[2])  # pushes out the least recently used, the second
-    assert len(_replay._Schemas._shared) == 2
+    assert len(_replay._KEPT.specs) == 2
     assert _replay._Schemas().spec(schemas[0]) is first
     assert _replay._Schemas().spec(schemas[1]) is not second
+
+
+def _schema(width: int, name: str = "p") -> dict[str, Any]:
+    return {"type": "object", "properties": {name: {"type": "string", "description": "x" * width}}}
+
+
+def _key_length(schema: dict[str, Any]) -> int:
+    return len(json.dumps(schema, sort_keys=True))
+
+
+def test_the_cache_keeps_at_most_its_text_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    schemas = [_schema(100, f"p{n}") for n in range(3)]
+    monkeypatch.setattr(_replay, "SPEC_CACHE_TEXT", 2 * _key_length(schemas[0]) + 1)
+    first = _replay._Schemas().spec(schemas[0])
+    _replay._Schemas().spec(schemas[1])
+    assert _replay._Schemas().spec(schemas[0]) is first
+    _replay._Schemas().spec(schemas[2])  # over the budget: the least recently used goes
+    assert list(_replay._KEPT.specs) == [
+        json.dumps(schemas[0], sort_keys=True),
+        json.dumps(schemas[2], sort_keys=True),
+    ]
+    assert _replay._KEPT.chars == sum(map(len, _replay._KEPT.specs))
+
+
+def test_a_schema_over_the_budget_is_imported_once_per_replay_and_not_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    huge = _schema(5000)
+    monkeypatch.setattr(_replay, "SPEC_CACHE_TEXT", _key_length(huge) - 1)
+    imported: list[Any] = []
+
+    def counting(schema: Any) -> Any:
+        imported.append(schema)
+        return from_json_schema(schema)
+
+    monkeypatch.setattr(_replay, "from_json_schema", counting)
+    one = _replay._Schemas()
+    assert one.spec(huge) is one.spec(huge)
+    assert len(imported) == 1
+    assert _replay._KEPT.specs == {}
+    assert _replay._KEPT.chars == 0
+    _replay._Schemas().spec(huge)  # another replay imports it again
+    assert len(imported) == 2

@@ -15,11 +15,11 @@ its own `Agent`, so its log starts at seq 0:
 - each recorded function tool is registered from its JSON Schema with
   `from_json_schema`, or with `ToolRegistry.register_raw` when the schema does not
   import (its calls are then not validated); a schema is imported once for all the
-  replays of the process (the `SPEC_CACHE_SIZE` most recently used are kept); the
-  tool answers a call with the recorded output, and with an error result saying so
-  when the recording has none; the tools are `concurrency_safe`, since answering from
-  the recording touches nothing, so the calls of one step overlap as a parallel-safe
-  tool's would;
+  replays of the process (the most recently used are kept, within `SPEC_CACHE_SIZE`
+  schemas and `SPEC_CACHE_TEXT` characters); the tool answers a call with the
+  recorded output, and with an error result saying so when the recording has none;
+  the tools are `concurrency_safe`, since answering from the recording touches
+  nothing, so the calls of one step overlap as a parallel-safe tool's would;
 - retries happen exactly where the recording has them, after a sleep that does not wait;
 - every event goes through an `InvariantChecker` that collects violations instead of
   stopping the run, so one replay reports them all.
@@ -43,7 +43,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import anyio
 import anyio.lowlevel
@@ -72,6 +72,9 @@ __all__ = [
 
 SPEC_CACHE_SIZE = 512
 """How many imported tool schemas replays keep for later sessions and cassettes."""
+SPEC_CACHE_TEXT = 2_000_000
+"""How many characters of schema text (canonical JSON) those kept schemas may hold in
+all; a larger schema is imported once per replay and not kept."""
 
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "foreign_call_id", default=None
@@ -172,32 +175,61 @@ class ForeignReplay:
         return tuple(dict.fromkeys(name for s in self.sessions for name in s.raw_tools))
 
 
+class _SpecCache:
+    """Imported specs kept for later replays by their schema text: the most recently
+    used, at most `SPEC_CACHE_SIZE` of them and `SPEC_CACHE_TEXT` characters of schema
+    text in all, so a run over many cassettes with large schemas stays flat."""
+
+    def __init__(self) -> None:
+        self.specs: OrderedDict[str, Spec | SchemaError] = OrderedDict()
+        self.chars = 0
+
+    def get(self, key: str) -> Spec | SchemaError | None:
+        found = self.specs.get(key)
+        if found is not None:
+            self.specs.move_to_end(key)
+        return found
+
+    def put(self, key: str, spec: Spec | SchemaError) -> None:
+        if len(key) > SPEC_CACHE_TEXT:
+            return
+        self.specs[key] = spec
+        self.chars += len(key)
+        while len(self.specs) > SPEC_CACHE_SIZE or self.chars > SPEC_CACHE_TEXT:
+            gone, _ = self.specs.popitem(last=False)
+            self.chars -= len(gone)
+
+
+_KEPT = _SpecCache()
+
+
 class _Schemas:
     """Imported specs by schema text; a schema that does not import maps to its error.
 
-    The imports are shared by every replay of the process, the most recently used
-    `SPEC_CACHE_SIZE` kept: the cassettes of one suite declare the same tools over and
-    over, and a spec is immutable, so each is imported (and its validator built) once."""
+    Each is imported once per replay, and found in `_KEPT` when an earlier replay of the
+    process imported it: the cassettes of one suite declare the same tools over and
+    over, and a spec is immutable, so its import and its validator are built once."""
 
-    _shared: ClassVar[OrderedDict[str, Spec | SchemaError]] = OrderedDict()
+    def __init__(self) -> None:
+        self._specs: dict[str, Spec | SchemaError] = {}
 
     def spec(self, parameters: object) -> Spec | SchemaError:
         schema = parameters if parameters is not None else {}
         key = json.dumps(schema, sort_keys=True, default=repr)
-        shared = self._shared
-        found = shared.get(key)
-        if found is not None:
-            shared.move_to_end(key)
-            return found
-        try:
-            if not isinstance(schema, dict | bool):
-                raise SchemaError(f"a tool schema must be an object, not {type(schema).__name__}")
-            found = from_json_schema(schema)
-        except SchemaError as exc:
-            found = exc
-        shared[key] = found
-        if len(shared) > SPEC_CACHE_SIZE:
-            shared.popitem(last=False)
+        found = self._specs.get(key)
+        if found is None:
+            found = _KEPT.get(key)
+        if found is None:
+            try:
+                if not isinstance(schema, dict | bool):
+                    raise SchemaError(
+                        f"a tool schema must be an object, not {type(schema).__name__}"
+                    )
+                found = from_json_schema(schema)
+            except SchemaError as exc:
+                found = exc
+            _KEPT.put(key, found)
+        self._specs[key] = found
         return found
 
 
