@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness_conformance.cassettes._format import VCR_YAML_LOADER
+from harness_conformance.parsing import _resolve
 from harness_conformance.parsing._resolve import quick
 from harness_conformance.parsing._yaml import compose_yaml
 
@@ -186,3 +187,10 @@ def test_a_loader_that_resolves_its_own_way_is_used_as_it_is() -> None:
     assert [child.tag for child in node.value] == ["!upper", "!upper"]
     assert quick(yaml.SafeLoader) is quick(yaml.SafeLoader)
     assert quick(yaml.SafeLoader) is not yaml.SafeLoader
+
+
+def test_loaders_made_on_the_fly_do_not_pile_up() -> None:
+    for _ in range(200):
+        made = type("Fresh", (yaml.SafeLoader,), {})
+        assert _tags("a: [1, x]", quick(made)) == _tags("a: [1, x]", made)
+    assert len(_resolve._MADE) <= _resolve._MOST

@@ -25,6 +25,8 @@ _DEFAULT_TAGS = {
 
 
 _MADE: dict[type[Any], type[Any]] = {}
+_MOST = 64
+"""How many loaders `quick` keeps its subclass of."""
 
 
 def quick(loader: type[Any]) -> type[Any]:
@@ -33,6 +35,8 @@ def quick(loader: type[Any]) -> type[Any]:
     `BaseResolver.resolve`."""
     made = _MADE.get(loader)
     if made is None:
+        if len(_MADE) >= _MOST:  # loader classes made on the fly do not pile up
+            _MADE.clear()
         made = _MADE[loader] = _quicker(loader)
     return made
 
