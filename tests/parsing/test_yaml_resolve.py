@@ -56,8 +56,10 @@ def _agree(text: str, loaders: list[type[Any]] = LOADERS) -> None:
 
 def test_repository_files_get_the_loaders_tags() -> None:
     assert len(FILES) > 200
-    for path in FILES:
-        _agree(path.read_text("utf-8"))
+    for number, path in enumerate(FILES):
+        # The pure-Python loader composes ten times slower: every tenth file for it.
+        loaders = LOADERS if number % 10 == 0 else LOADERS[:2]
+        _agree(path.read_text("utf-8"), loaders)
 
 
 PLAIN = [
