@@ -70,7 +70,8 @@ PARSE_TARGET = 2.5
 """``replay`` may take at most this many times the C YAML parse, per cassette."""
 TIMED_RUNS = {"full": 21, "quick": 5}
 ROUNDS = 3
-"""How many times ``replay`` and the C YAML parse run at each size (the fastest counts)."""
+"""How many times each of `REPEATED` runs at each size (the fastest round counts)."""
+REPEATED = ("replay", "C YAML parse")
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -157,22 +158,22 @@ def run_all(folders: list[Path], sizes: tuple[int, ...], scratch: Path) -> dict[
         }
         # The command and its yardstick run ROUNDS times each, alternating, and the
         # fastest round of each counts: a busy machine slows a round, never speeds it up.
-        rounds = {"replay": ROUNDS, "C YAML parse": ROUNDS}
-        for number in range(max(rounds.values())):
+        tried: dict[str, list[dict[str, Any]]] = {runner: [] for runner in commands}
+        for number in range(ROUNDS):
             order = list(commands) if number % 2 == 0 else list(reversed(commands))
             for runner in order:
-                if number >= rounds.get(runner, 1):
+                if number > 0 and runner not in REPEATED:
                     continue
                 command, cwd = commands[runner]
                 print(f"  {runner}: {size} cassettes", file=sys.stderr, flush=True)
-                result = _measured(command, cwd, scratch / "output.txt")
-                result["per_cassette_ms"] = result["seconds"] * 1000 / size
-                best = runs[runner].get(str(size))
-                seconds = [*(best or {}).get("rounds_s", []), result["seconds"]]
-                if best is None or result["seconds"] < best["seconds"]:
-                    best = result
-                best["rounds_s"] = seconds
-                runs[runner][str(size)] = best
+                tried[runner].append(_measured(command, cwd, scratch / "output.txt"))
+        for runner, results in tried.items():
+            best = min(results, key=lambda result: float(result["seconds"]))
+            runs[runner][str(size)] = {
+                **best,
+                "per_cassette_ms": best["seconds"] * 1000 / size,
+                "rounds_s": [result["seconds"] for result in results],
+            }
     return runs
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from make_replay_vectors import Scenario, make_vector, same_recording
+from make_replay_vectors import Scenario, atomic_write, dump_json, make_vector, same_recording
 
 from harness_conformance.conformance import replay_cassette
 from harness_conformance.conformance._files import shape_checker
@@ -218,34 +218,18 @@ VECTORS = [
 ]
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
-    ) as handle:
-        handle.write(text)
-    Path(handle.name).replace(path)
-
-
-def _dump(data: Any) -> str:
-    if isinstance(data, list):
-        lines = [json.dumps(item, ensure_ascii=False) for item in data]
-        return "[\n  " + ",\n  ".join(lines) + "\n]\n"
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-
-
 def _place_cassette(vector: ChaosVector, folder: Path) -> None:
     cassette = folder / "cassette.yaml"
     if isinstance(vector.source, Path):
         fresh = vector.source
         if not (cassette.is_file() and cassette.read_bytes() == fresh.read_bytes()):
-            _atomic_write(cassette, fresh.read_text(encoding="utf-8"))
+            atomic_write(cassette, fresh.read_text(encoding="utf-8"))
         return
     with tempfile.TemporaryDirectory() as scratch:
         make_vector(RECORDED[vector.source], Path(scratch))
         fresh = Path(scratch) / vector.source / "cassette.yaml"
         if not (cassette.is_file() and same_recording(cassette, fresh)):
-            _atomic_write(cassette, fresh.read_text(encoding="utf-8"))
+            atomic_write(cassette, fresh.read_text(encoding="utf-8"))
 
 
 def make_chaos_vector(vector: ChaosVector, out: Path) -> None:
@@ -265,7 +249,7 @@ def make_chaos_vector(vector: ChaosVector, out: Path) -> None:
         weather["cuts"] = {str(i): cuts for i, cuts in vector.cuts(bodies).items()}
     if vector.retries:
         weather["retries"] = vector.retries
-    _atomic_write(folder / "fault.json", json.dumps(weather, ensure_ascii=False) + "\n")
+    atomic_write(folder / "fault.json", json.dumps(weather, ensure_ascii=False) + "\n")
     check = shape_checker(META, hand_fault, definition="fault")
     fault = read_vector_fault(folder / "fault.json", folder / "cassette.yaml", check)
     if vector.as_recorded:
@@ -274,8 +258,8 @@ def make_chaos_vector(vector: ChaosVector, out: Path) -> None:
     else:
         result = replay_cassette(folder / "cassette.yaml", fault)
     expected = {"description": vector.description, **result.outcome}
-    _atomic_write(folder / "events.json", _dump(result.events))
-    _atomic_write(folder / "expected.json", _dump(expected))
+    atomic_write(folder / "events.json", dump_json(result.events))
+    atomic_write(folder / "expected.json", dump_json(expected))
 
 
 def main(argv: Sequence[str]) -> int:

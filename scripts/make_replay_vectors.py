@@ -143,7 +143,9 @@ SCENARIOS = [
 ]
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it, so a reader never
+    sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", delete=False
@@ -180,7 +182,7 @@ def _record(scenario: Scenario, cassette: Path) -> None:
     text = text.replace(f"127.0.0.1:{port}", f"127.0.0.1:{PINNED_PORT}")
     text = re.sub(r"(?m)^(\s+)created: \d+$", r"\1created: 0", text)  # format 1
     text = re.sub(r'"created": ?\d+', lambda m: m[0].rstrip("0123456789") + "0", text)
-    _atomic_write(cassette, text)
+    atomic_write(cassette, text)
 
 
 def same_recording(left: Path, right: Path) -> bool:
@@ -190,7 +192,8 @@ def same_recording(left: Path, right: Path) -> bool:
     return load_foreign_cassette(left) == load_foreign_cassette(right)
 
 
-def _dump(data: Any) -> str:
+def dump_json(data: Any) -> str:
+    """``data`` as the vectors store it: a list one item per line, anything else indented."""
     if isinstance(data, list):
         lines = [json.dumps(item, ensure_ascii=False) for item in data]
         return "[\n  " + ",\n  ".join(lines) + "\n]\n"
@@ -206,11 +209,11 @@ def make_vector(scenario: Scenario, out: Path) -> None:
         fresh = Path(scratch) / "cassette.yaml"
         _record(scenario, fresh)
         if not (cassette.is_file() and same_recording(cassette, fresh)):
-            _atomic_write(cassette, fresh.read_text(encoding="utf-8"))
+            atomic_write(cassette, fresh.read_text(encoding="utf-8"))
     result = replay_cassette(cassette)
     expected = {"description": scenario.description, **result.outcome}
-    _atomic_write(folder / "events.json", _dump(result.events))
-    _atomic_write(folder / "expected.json", _dump(expected))
+    atomic_write(folder / "events.json", dump_json(result.events))
+    atomic_write(folder / "expected.json", dump_json(expected))
 
 
 def main(argv: Sequence[str], make: Callable[[Scenario, Path], None] = make_vector) -> int:

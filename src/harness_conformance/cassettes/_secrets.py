@@ -111,9 +111,10 @@ def _field_at(root: yaml.Node | None, offset: int, text: str) -> str:
         parent, node = node, None
         if isinstance(parent, yaml.MappingNode):
             for key, value in parent.value:
-                if _holds(key, offset) or _holds(value, offset):
+                inside = _holds(value, offset)
+                if inside or _holds(key, offset):
                     parts.append(_field_name(key.value))
-                    node = value if _holds(value, offset) else None
+                    node = value if inside else None
                     break
         else:
             for index, item in enumerate(parent.value):

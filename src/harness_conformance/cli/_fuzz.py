@@ -18,6 +18,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -189,24 +190,20 @@ def _fuzz(args: argparse.Namespace) -> int:
     return 0 if all(item.result.passed for item in items) else 1
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"needs at least 1 example, got {value}")
-    return value
+def _whole(least: int, refusal: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``least``; ``refusal`` words a
+    smaller one (``{value}`` is the number)."""
 
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(refusal.format(value=value))
+        return value
 
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a seed counts from 0, got {value}")
-    return value
+    return parse
 
 
 def add_fuzz(commands: Any) -> None:
@@ -230,13 +227,13 @@ def add_fuzz(commands: Any) -> None:
     )
     parser.add_argument(
         "--examples",
-        type=_positive,
+        type=_whole(1, "needs at least 1 example, got {value}"),
         metavar="N",
         help=f"examples per cassette (default {DEFAULT_EXAMPLES}; at least one per property)",
     )
     parser.add_argument(
         "--seed",
-        type=_seed,
+        type=_whole(0, "a seed counts from 0, got {value}"),
         metavar="S",
         help="the seed examples are drawn from (default: a random one, printed)",
     )
