@@ -3,9 +3,9 @@ refuse are dropped (and a bogus status is still quoted in the message)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
+import _sdk_errors as sdk_errors
 import openai
 import pytest
 
@@ -101,9 +101,7 @@ def test_a_request_id_that_is_not_a_non_empty_string_is_dropped(request_id: Any)
 
 
 def _status_error(headers: dict[str, str]) -> openai.APIStatusError:
-    # The SDK reads only these attributes of the response.
-    response = SimpleNamespace(status_code=503, headers=headers, request=None)
-    return openai.APIStatusError("unavailable", response=response, body=None)  # type: ignore[arg-type]
+    return sdk_errors.status_error(503, headers)
 
 
 def test_an_empty_request_id_header_falls_back_to_the_callers() -> None:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from email.utils import format_datetime
 from typing import Any
 
+import _sdk_errors as sdk_errors
 import openai
 import pytest
 
@@ -42,7 +43,7 @@ def test_retry_after_seconds(headers: dict[str, str], expected: float | None) ->
 def stream_error(body: Any) -> openai.APIError:
     """The exception the SDK raises for an ``{"error": ...}`` event in a stream."""
     message = body.get("message", "error") if isinstance(body, dict) else "error"
-    return openai.APIError(message, request=None, body=body)  # type: ignore[arg-type]
+    return sdk_errors.stream_error(message, body)
 
 
 @pytest.mark.parametrize(
@@ -81,8 +82,8 @@ def test_error_events_are_classified_by_their_body(
         (ConnectionResetError("reset by peer"), "TRANSPORT"),
         (json.JSONDecodeError("Expecting value", "{", 0), "MALFORMED_RESPONSE"),
         (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), "MALFORMED_RESPONSE"),
-        (openai.APITimeoutError(request=None), "TIMEOUT"),  # type: ignore[arg-type]
-        (openai.APIConnectionError(request=None), "TRANSPORT"),  # type: ignore[arg-type]
+        (sdk_errors.timeout_error(), "TIMEOUT"),
+        (sdk_errors.connection_error(), "TRANSPORT"),
     ],
 )
 def test_transport_and_payload_failures(exc: BaseException, code: str) -> None:

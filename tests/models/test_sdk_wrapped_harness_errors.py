@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
+import _sdk_errors as sdk_errors
 import openai
 import pytest
 
@@ -47,7 +48,7 @@ def connection_error_from(inner: BaseException) -> openai.APIConnectionError:
         raise inner
     except BaseException as exc:
         try:
-            raise openai.APIConnectionError(request=None) from exc  # type: ignore[arg-type]
+            raise sdk_errors.connection_error() from exc
         except openai.APIConnectionError as wrapped:
             return wrapped
 
@@ -69,7 +70,7 @@ def api_error_from(error: CassetteError) -> openai.APIError:
         raise error
     except CassetteError:
         try:
-            raise openai.APIError("stream failed", request=None, body=None)  # type: ignore[arg-type]
+            raise sdk_errors.stream_error("stream failed", None)
         except openai.APIError as wrapped:
             return wrapped
 
