@@ -4,38 +4,10 @@ reach these helpers through the ``hostile`` fixture (this module)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 from types import SimpleNamespace
 
 import pytest
-
-MEMORY_LIMIT = 1024 * 1024 * 1024
-"""The address space of the child: far below what the attacks need to succeed."""
-
-TIME_LIMIT = 30.0
-"""Seconds the child may run; the bounded loaders need about one."""
-
-
-def run_bounded(code: str) -> str:
-    """Run ``code`` in a fresh interpreter limited to `MEMORY_LIMIT` bytes and
-    `TIME_LIMIT` seconds; return what it printed. The child must exit cleanly."""
-    resource = pytest.importorskip("resource", reason="the memory limit needs POSIX rlimits")
-    del resource
-    preamble = (
-        "import resource\n"
-        f"resource.setrlimit(resource.RLIMIT_AS, ({MEMORY_LIMIT}, {MEMORY_LIMIT}))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", preamble + textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=TIME_LIMIT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
+from _bounded import run_bounded
 
 
 def laughs(levels: int = 9, width: int = 9, indent: str = "") -> str:
