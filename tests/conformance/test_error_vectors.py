@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _gap_params import gap_params
 
 from harness_conformance.conformance import (
     ErrorCase,
@@ -35,11 +36,8 @@ GAPS = [case for case in CASES if error_known_gap(case) is not None]
 UPSTREAM = re.compile(r"packages/[\w./-]+\.spec\.ts > [^>]+ > [^>]+")
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"errors/{c.id}" for c in CASES])
+@pytest.mark.parametrize("case", gap_params(CASES, error_known_gap, ids=lambda c: f"errors/{c.id}"))
 def test_case(case: ErrorCase) -> None:
-    reason = error_known_gap(case)
-    if reason is not None:
-        pytest.skip(reason)
     actual = run_error_case(case)
     assert {key: actual.get(key) for key in case.expected} == dict(case.expected)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _gap_params import gap_params
 
 from harness_conformance.conformance import (
     InvariantCase,
@@ -42,11 +43,10 @@ def _pairs(items: Any) -> list[tuple[str, int | None]]:
     return sorted(pairs, key=lambda p: (p[0], -1 if p[1] is None else p[1]))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[f"invariants/{c.id}" for c in CASES])
+@pytest.mark.parametrize(
+    "case", gap_params(CASES, invariant_known_gap, ids=lambda c: f"invariants/{c.id}")
+)
 def test_case(case: InvariantCase) -> None:
-    reason = invariant_known_gap(case)
-    if reason is not None:
-        pytest.skip(reason)
     assert _pairs(run_invariant_case(case)) == _pairs(case.violations)
 
 

@@ -174,7 +174,12 @@ def test_every_file_reads_as_its_index_says(path: Path) -> None:
     assert results == int(row["tool results"])
 
 
+def _index_total(column: str) -> int:
+    return sum(int(row[column]) for row in INDEX.values())
+
+
 def test_every_recorded_tool_call_is_declared_by_its_request() -> None:
+    checked = 0
     for path in FILES:
         for interaction in load_foreign_cassette(path):
             assert isinstance(interaction.request_body, dict)
@@ -182,9 +187,12 @@ def test_every_recorded_tool_call_is_declared_by_its_request() -> None:
             declared = {tool["function"]["name"] for tool in request.tools}
             for _, name, _ in tool_calls(read(interaction)[0]):
                 assert name in declared, (path.name, name)
+                checked += 1
+    assert checked == _index_total("tool calls") > 0
 
 
 def test_the_replies_sent_back_pair_with_earlier_calls() -> None:
+    checked = 0
     for path in FILES:
         for interaction in load_foreign_cassette(path):
             assert isinstance(interaction.request_body, dict)
@@ -194,6 +202,8 @@ def test_the_replies_sent_back_pair_with_earlier_calls() -> None:
                 asked |= {call["id"] for call in message.get("tool_calls", [])}
                 if message["role"] == "tool":
                     assert message["tool_call_id"] in asked, path.name
+                    checked += 1
+    assert checked == _index_total("tool results") > 0
 
 
 EXPECTED_CALLS = {
