@@ -44,14 +44,14 @@ def test_the_recorded_streams_are_many() -> None:
     assert len(STREAMED) >= 100
 
 
+def _containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    keys = st.sampled_from(["index", "type", "delta", "text", "a"])
+    return st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3)
+
+
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=4),
-    lambda inner: (
-        st.lists(inner, max_size=3)
-        | st.dictionaries(
-            st.sampled_from(["index", "type", "delta", "text", "a"]), inner, max_size=3
-        )
-    ),
+    _containers,
     max_leaves=12,
 )
 
