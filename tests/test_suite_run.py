@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = """
 import pytest
 
-@pytest.mark.parametrize("n", range(40))
+@pytest.mark.parametrize("n", range(8))
 def test_snapshot(snapshot, n):
     assert {"n": n} == snapshot
 """
@@ -32,12 +32,14 @@ def configure(pytester: pytest.Pytester) -> None:
     pytester.makepyprojecttoml(
         f"[tool.pytest.ini_options]\nxfail_strict = true\nfilterwarnings = [\n{lines}\n]\n"
     )
-    pytester.makeconftest((ROOT / "tests" / "conftest.py").read_text(encoding="utf-8"))
     pytester.makepyfile(test_a_snapshots=SNAPSHOTS, test_b_failing=FAILING)
-    update = pytester.runpytest_subprocess(
+    # Written in this process before the suite's conftest is there, which would load its
+    # Hypothesis profile here too.
+    update = pytester.runpytest_inprocess(
         "--snapshot-update", "-p", "no:cacheprovider", "test_a_snapshots.py"
     )
-    update.assert_outcomes(passed=40)
+    update.assert_outcomes(passed=8)
+    pytester.makeconftest((ROOT / "tests" / "conftest.py").read_text(encoding="utf-8"))
 
 
 def test_exitfirst_under_xdist_names_the_failure_and_exits_1(pytester: pytest.Pytester) -> None:

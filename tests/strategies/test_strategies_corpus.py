@@ -110,10 +110,31 @@ def _check_schema(ident: str, schema: dict[str, Any], spec: Spec, run: CorpusRun
         run.failures.append(f"{ident}: no valid value was drawn")
 
 
-@pytest.fixture(scope="module")
-def run() -> CorpusRun:
+SHARDS = 8
+"""The corpus is checked in this many interleaved shards, one test each, so that xdist
+spreads the work over its workers; every schema is in exactly one shard."""
+
+CORPUS = tool_schemas()
+KINDS = {
+    "missing-required",
+    "wrong-type",
+    "enum-miss",
+    "out-of-range",
+    "too-long",
+    "too-short",
+    "extra-key-closed",
+    "bad-item",
+    "not-an-object",
+    "one-of-none",
+    "non-finite-number",
+}
+"""The corruption kinds the corpus has: it has no patterns and no non-object roots, and
+its only const literals sit inside one_of branches, which corruptions never enter."""
+
+
+def _run_shard(shard: int) -> CorpusRun:
     result = CorpusRun()
-    for row in tool_schemas():
+    for row in CORPUS[shard::SHARDS]:
         try:
             spec = from_json_schema(row.schema)
         except SchemaError:
@@ -123,36 +144,38 @@ def run() -> CorpusRun:
     return result
 
 
-def test_strategies_exist_for_every_satisfiable_schema(run: CorpusRun) -> None:
-    assert set(run.unsatisfiable) == set(UNSATISFIABLE), run.unsatisfiable
-    for ident, reason in UNSATISFIABLE.items():
-        assert reason in run.unsatisfiable[ident], (ident, run.unsatisfiable[ident])
-    assert run.imported >= 3670, run.counts()
-
-
-def test_valid_values_and_corruptions_agree_with_the_oracle(run: CorpusRun) -> None:
+@pytest.mark.parametrize("shard", range(SHARDS), ids=lambda shard: f"shard-{shard}")
+def test_strategies_agree_with_the_oracle_on_the_corpus(shard: int) -> None:
+    run = _run_shard(shard)
     assert run.failures == [], f"{len(run.failures)} failures ({run.counts()}):\n" + "\n".join(
         run.failures[:30]
     )
     assert sum(run.corrupt.values()) == run.valid, run.counts()
-
-
-def test_corruptions_reach_the_kinds_the_corpus_has(run: CorpusRun) -> None:
-    # The corpus has no patterns and no non-object roots; its only const literals sit
-    # inside one_of branches, which corruptions never enter.
-    expected = {
-        "missing-required",
-        "wrong-type",
-        "enum-miss",
-        "out-of-range",
-        "too-long",
-        "too-short",
-        "extra-key-closed",
-        "bad-item",
-        "not-an-object",
-        "one-of-none",
-        "non-finite-number",
-    }
-    assert set(run.examples) == expected, run.examples
-    assert set(run.corrupt) <= expected, run.corrupt
+    ids = {row.id for row in CORPUS[shard::SHARDS]}
+    assert set(run.unsatisfiable) == set(UNSATISFIABLE) & ids, run.unsatisfiable
+    for ident, reason in run.unsatisfiable.items():
+        assert UNSATISFIABLE[ident] in reason, (ident, reason)
+    assert run.imported >= len(ids) - (len(CORPUS) - 3670), run.counts()
+    assert set(run.examples) <= KINDS, run.examples
+    assert set(run.corrupt) <= KINDS, run.corrupt
     assert len(run.corrupt) >= 8, run.corrupt
+
+
+def test_the_shards_cover_the_corpus_once() -> None:
+    shards = [row.id for shard in range(SHARDS) for row in CORPUS[shard::SHARDS]]
+    assert sorted(shards) == sorted(row.id for row in CORPUS)
+    assert len(set(shards)) == len(CORPUS) >= 3677
+    assert set(UNSATISFIABLE) <= set(shards)
+
+
+def test_the_fixed_examples_reach_every_kind_the_corpus_has() -> None:
+    kinds: set[str] = set()
+    for row in CORPUS:
+        if row.id in UNSATISFIABLE:
+            continue  # no value satisfies it, so nothing can be corrupted
+        try:
+            spec = from_json_schema(row.schema)
+        except SchemaError:
+            continue
+        kinds.update(example.kind for example in corruption_examples(spec))
+    assert kinds == KINDS, kinds
