@@ -8,9 +8,12 @@ checks the same examples on every machine. ``dev`` draws three times as many exa
 import os
 
 import pytest
+from _preload import preload
 from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["pytester"]
+
+preload()
 
 settings.register_profile(
     "ci",

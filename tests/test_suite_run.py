@@ -29,8 +29,10 @@ def configure(pytester: pytest.Pytester) -> None:
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     ini = options["tool"]["pytest"]["ini_options"]
     lines = "\n".join(f"    {item!r}," for item in ini["filterwarnings"])
+    paths = ", ".join(repr(str(ROOT / path)) for path in ini["pythonpath"])
     pytester.makepyprojecttoml(
-        f"[tool.pytest.ini_options]\nxfail_strict = true\nfilterwarnings = [\n{lines}\n]\n"
+        f"[tool.pytest.ini_options]\nxfail_strict = true\npythonpath = [{paths}]\n"
+        f"filterwarnings = [\n{lines}\n]\n"
     )
     pytester.makepyfile(test_a_snapshots=SNAPSHOTS, test_b_failing=FAILING)
     # Written in this process before the suite's conftest is there, which would load its
