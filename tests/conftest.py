@@ -6,6 +6,7 @@ checks the same examples on every machine. ``dev`` draws three times as many exa
 """
 
 import os
+from importlib import metadata
 
 import pytest
 from _preload import preload
@@ -39,3 +40,29 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     maxfail = session.config.option.maxfail or 0
     if exitstatus == pytest.ExitCode.INTERRUPTED and 0 < maxfail <= session.testsfailed:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+DEPENDENCIES = (
+    "openai",
+    "anthropic",
+    "google-genai",
+    "httpx2",
+    "vcrpy",
+    "syrupy",
+    "hypothesis",
+    "pytest",
+    "pytest-xdist",
+    "jsonschema",
+)
+"""The releases the suite runs against, named in the header of every run, so a failure
+caused by a new release shows which one."""
+
+
+def pytest_report_header() -> str:
+    found = []
+    for name in DEPENDENCIES:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} (not installed)")
+    return "dependencies: " + ", ".join(found)
