@@ -7,6 +7,7 @@ checks the same examples on every machine. ``dev`` draws three times as many exa
 
 import os
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 from _preload import preload
@@ -66,3 +67,19 @@ def pytest_report_header() -> str:
         except metadata.PackageNotFoundError:
             found.append(f"{name} (not installed)")
     return "dependencies: " + ", ".join(found)
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_storage_for_children(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pytester project's child processes share this run's Hypothesis storage.
+
+    Hypothesis keeps its Unicode tables (seconds of work to build) in the storage
+    directory, by default ``.hypothesis`` in the working directory, which for a child is
+    the project's fresh temporary folder. In-process runs already share this process's
+    storage; the children get the same directory, unless one is set already.
+    """
+    if "pytester" in request.fixturenames and not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        shared = Path(request.config.rootpath, ".hypothesis").resolve()
+        monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(shared))
