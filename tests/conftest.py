@@ -15,8 +15,6 @@ from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["pytester"]
 
-preload()
-
 settings.register_profile(
     "ci",
     deadline=None,
@@ -69,17 +67,25 @@ def pytest_report_header() -> str:
     return "dependencies: " + ", ".join(found)
 
 
-@pytest.fixture(autouse=True)
-def _hypothesis_storage_for_children(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A pytester project's child processes share this run's Hypothesis storage.
+@pytest.fixture(scope="session", autouse=True)
+def _imported_once() -> None:
+    """Each test process imports the package and its projects' companions before its
+    first test (see `preload`), so pytester's in-process runs never import them again."""
+    preload()
+
+
+@pytest.fixture
+def pytester(
+    pytester: pytest.Pytester, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> pytest.Pytester:
+    """pytester, whose projects' child processes share this run's Hypothesis storage.
 
     Hypothesis keeps its Unicode tables (seconds of work to build) in the storage
     directory, by default ``.hypothesis`` in the working directory, which for a child is
     the project's fresh temporary folder. In-process runs already share this process's
     storage; the children get the same directory, unless one is set already.
     """
-    if "pytester" in request.fixturenames and not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
         shared = Path(request.config.rootpath, ".hypothesis").resolve()
         monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(shared))
+    return pytester

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from harness_conformance.conformance import (
-    _errors,
-    _invariants,
-    _replay,
-    _schema,
-    _wire,
+    ERROR_KNOWN_GAPS,
+    INVARIANT_KNOWN_GAPS,
+    KNOWN_GAPS,
+    REPLAY_KNOWN_GAPS,
+    WIRE_KNOWN_GAPS,
     error_known_gap,
     invariant_known_gap,
     known_gap,
@@ -47,26 +47,26 @@ def _cases(vectors: Iterable[Any]) -> list[tuple[Any, ...]]:
 
 KINDS: dict[str, tuple[Callable[[], list[tuple[Any, ...]]], Callable[..., str | None], list[Any]]]
 KINDS = {
-    "schema": (_schema_entries, known_gap, _schema.KNOWN_GAPS),
+    "schema": (_schema_entries, known_gap, KNOWN_GAPS),
     "invariants": (
         lambda: _cases(load_invariant_vectors(FOLDER / "invariants")),
         invariant_known_gap,
-        _invariants.INVARIANT_KNOWN_GAPS,
+        INVARIANT_KNOWN_GAPS,
     ),
     "errors": (
         lambda: _cases(load_error_vectors(FOLDER / "errors")),
         error_known_gap,
-        _errors.ERROR_KNOWN_GAPS,
+        ERROR_KNOWN_GAPS,
     ),
     "wire": (
         lambda: _cases(load_wire_vectors(FOLDER / "wire")),
         wire_known_gap,
-        _wire.WIRE_KNOWN_GAPS,
+        WIRE_KNOWN_GAPS,
     ),
     "replay": (
         lambda: [(vector,) for vector in load_replay_vectors(FOLDER / "replay")],
         replay_known_gap,
-        _replay.REPLAY_KNOWN_GAPS,
+        REPLAY_KNOWN_GAPS,
     ),
 }
 

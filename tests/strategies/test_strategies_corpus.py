@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import pytest
@@ -23,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from jsonschema import Draft202012Validator
 
-from _corpus import tool_schemas
+from _corpus import ToolSchema, tool_schemas
 from harness_conformance.errors import SchemaError
 from harness_conformance.schema import Spec, from_json_schema, validate_args
 from harness_conformance.strategies import Corruption, corruption_examples, corruptions, valid_args
@@ -114,7 +115,6 @@ SHARDS = 8
 """The corpus is checked in this many interleaved shards, one test each, so that xdist
 spreads the work over its workers; every schema is in exactly one shard."""
 
-CORPUS = tool_schemas()
 KINDS = {
     "missing-required",
     "wrong-type",
@@ -132,9 +132,18 @@ KINDS = {
 its only const literals sit inside one_of branches, which corruptions never enter."""
 
 
+@cache
+def _corpus() -> list[ToolSchema]:
+    return tool_schemas()
+
+
+def _shard(shard: int) -> list[ToolSchema]:
+    return _corpus()[shard::SHARDS]
+
+
 def _run_shard(shard: int) -> CorpusRun:
     result = CorpusRun()
-    for row in CORPUS[shard::SHARDS]:
+    for row in _shard(shard):
         try:
             spec = from_json_schema(row.schema)
         except SchemaError:
@@ -151,26 +160,26 @@ def test_strategies_agree_with_the_oracle_on_the_corpus(shard: int) -> None:
         run.failures[:30]
     )
     assert sum(run.corrupt.values()) == run.valid, run.counts()
-    ids = {row.id for row in CORPUS[shard::SHARDS]}
+    ids = {row.id for row in _shard(shard)}
     assert set(run.unsatisfiable) == set(UNSATISFIABLE) & ids, run.unsatisfiable
     for ident, reason in run.unsatisfiable.items():
         assert UNSATISFIABLE[ident] in reason, (ident, reason)
-    assert run.imported >= len(ids) - (len(CORPUS) - 3670), run.counts()
+    assert run.imported >= len(ids) - (len(_corpus()) - 3670), run.counts()
     assert set(run.examples) <= KINDS, run.examples
     assert set(run.corrupt) <= KINDS, run.corrupt
     assert len(run.corrupt) >= 8, run.corrupt
 
 
 def test_the_shards_cover_the_corpus_once() -> None:
-    shards = [row.id for shard in range(SHARDS) for row in CORPUS[shard::SHARDS]]
-    assert sorted(shards) == sorted(row.id for row in CORPUS)
-    assert len(set(shards)) == len(CORPUS) >= 3677
+    shards = [row.id for shard in range(SHARDS) for row in _shard(shard)]
+    assert sorted(shards) == sorted(row.id for row in _corpus())
+    assert len(set(shards)) == len(_corpus()) >= 3677
     assert set(UNSATISFIABLE) <= set(shards)
 
 
 def test_the_fixed_examples_reach_every_kind_the_corpus_has() -> None:
     kinds: set[str] = set()
-    for row in CORPUS:
+    for row in _corpus():
         if row.id in UNSATISFIABLE:
             continue  # no value satisfies it, so nothing can be corrupted
         try:
