@@ -1,8 +1,12 @@
 """Hypothesis settings profiles for the test suite, and pytester for the plugin tests.
 
 Every run uses ``ci`` unless told otherwise: derandomized, so a run is reproducible and
-checks the same examples on every machine. ``dev`` draws three times as many examples;
-``pytest --hypothesis-profile=dev`` (or ``HYPOTHESIS_PROFILE=dev``) selects it.
+checks the same examples on every machine. It reports a failure as the shrunk example,
+without the explain phase, which runs a failing test again hundreds of times to mark
+the parts that do not matter (the plugin tests fail their projects' tests on purpose,
+and there it would be most of their time). ``dev`` explains failures and draws three times as
+many examples; ``pytest --hypothesis-profile=dev`` (or ``HYPOTHESIS_PROFILE=dev``)
+selects it.
 """
 
 import os
@@ -11,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from _preload import preload
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 pytest_plugins = ["pytester"]
 
@@ -22,6 +26,7 @@ settings.register_profile(
     max_examples=100,
     suppress_health_check=[HealthCheck.too_slow],
     print_blob=True,
+    phases=[phase for phase in Phase if phase is not Phase.explain],
 )
 settings.register_profile("dev", max_examples=300, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
