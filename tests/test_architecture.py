@@ -19,6 +19,7 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -156,7 +157,11 @@ def _imports(module: Module) -> Iterator[Import]:
                 yield Import(module, target, node.lineno, id(node) in guarded)
 
 
-IMPORTS = [found for module in MODULES.values() for found in _imports(module)]
+@cache
+def _all_imports() -> tuple[Import, ...]:
+    """Every import of a package module in the package, parsed on first use (not at
+    collection, which every xdist worker repeats)."""
+    return tuple(found for module in MODULES.values() for found in _imports(module))
 
 
 def _part_of(target: str) -> str:
@@ -181,7 +186,7 @@ def test_every_part_is_in_the_table() -> None:
 def test_parts_import_only_what_the_layering_allows() -> None:
     broken = [
         f"{_where(found)}: {found.source.part} imports {_part_of(found.target)} ({found.target})"
-        for found in IMPORTS
+        for found in _all_imports()
         if _part_of(found.target) != found.source.part
         and _part_of(found.target) not in ALLOWED[found.source.part]
     ]
@@ -268,7 +273,7 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_there_are_no_import_cycles() -> None:
     edges: dict[str, set[str]] = {name: set() for name in MODULES}
-    for found in IMPORTS:
+    for found in _all_imports():
         if not found.type_checking and found.target in MODULES:
             edges[found.source.name].add(found.target)
         elif not found.type_checking:
