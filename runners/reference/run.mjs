@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// Puts the conformance vectors to the published reference harness packages and
+// prints, per vector kind, how many cases ran, agreed, were skipped (with what they
+// require) and disagreed.
+//
+//   node run.mjs [--deps DIR] [--vectors DIR] [--known FILE] [--verbose]
+//
+// --deps      a folder whose node_modules holds the packages of package.json
+//             (default: this folder)
+// --vectors   the conformance folder (default: the repository's conformance/)
+// --known     disagreements explained elsewhere, {"<case id>": "why"} (default:
+//             known-disagreements.json beside this file)
+//
+// Exit status: 0 when every disagreement is a known one and every known one still
+// disagrees, 1 otherwise, 2 when the packages cannot be loaded.
+
+import { readFileSync, readdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+import { errorOutcomes } from './errors.mjs'
+import { invariantOutcomes, makeChecker } from './invariants.mjs'
+import { schemaOutcomes } from './schema.mjs'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+
+function options(argv) {
+  const found = { deps: HERE, vectors: resolve(HERE, '..', '..', 'conformance'), known: join(HERE, 'known-disagreements.json'), verbose: false }
+  for (let index = 0; index < argv.length; index += 1) {
+    const flag = argv[index]
+    if (flag === '--verbose') found.verbose = true
+    else if (['--deps', '--vectors', '--known'].includes(flag) && index + 1 < argv.length) {
+      found[flag.slice(2)] = resolve(argv[index + 1])
+      index += 1
+    } else {
+      console.error(`run.mjs: unknown argument ${flag}; see the head of this file for the options`)
+      process.exit(2)
+    }
+  }
+  return found
+}
+
+async function load(deps, name) {
+  const require = createRequire(join(deps, 'package.json'))
+  let path
+  try {
+    path = require.resolve(name)
+  } catch (error) {
+    console.error(`run.mjs: ${name} is not installed under ${deps}: run \`npm ci\` there first (${error.code})`)
+    process.exit(2)
+  }
+  return import(pathToFileURL(path).href)
+}
+
+function vectorFiles(folder) {
+  return readdirSync(folder).filter((name) => name.endsWith('.json')).sort()
+}
+
+const opts = options(process.argv.slice(2))
+const tools = await load(opts.deps, '@deepseek-ai/dsh-tools')
+const llm = await load(opts.deps, '@deepseek-ai/dsh-llm')
+const versions = createRequire(join(opts.deps, 'package.json'))
+const check = await makeChecker({
+  cordis: await load(opts.deps, '@deepseek-ai/cordis'),
+  session: await load(opts.deps, '@deepseek-ai/dsh-session'),
+  invariants: await load(opts.deps, '@deepseek-ai/dsh-invariants'),
+  sessionInvariant: await load(opts.deps, '@deepseek-ai/dsh-session/invariant'),
+  toolsInvariant: await load(opts.deps, '@deepseek-ai/dsh-tools/invariant'),
+  llmInvariant: await load(opts.deps, '@deepseek-ai/dsh-llm/invariant'),
+})
+
+const KINDS = [
+  ['schema', (file, data) => schemaOutcomes(file, data, tools)],
+  ['invariants', (file, data) => invariantOutcomes(file, data, check)],
+  ['errors', (file, data) => errorOutcomes(file, data, llm)],
+]
+
+const known = JSON.parse(readFileSync(opts.known, 'utf8'))
+const seen = new Set()
+const unexplained = []
+const stale = []
+
+const tool = versions('@deepseek-ai/dsh-tools/package.json')
+console.log(`reference: @deepseek-ai/dsh-tools ${tool.version}, @deepseek-ai/dsh-llm ${versions('@deepseek-ai/dsh-llm/package.json').version}, node ${process.version}`)
+for (const [kind, outcomes] of KINDS) {
+  const folder = join(opts.vectors, kind)
+  const counts = { run: 0, agree: 0, skipped: 0, disagree: 0, known: 0 }
+  const skips = new Map()
+  for (const file of vectorFiles(folder)) {
+    const data = JSON.parse(readFileSync(join(folder, file), 'utf8'))
+    for await (const outcome of outcomes(file, data)) {
+      seen.add(outcome.id)
+      if (outcome.verdict === 'skipped') {
+        counts.skipped += 1
+        skips.set(outcome.why, (skips.get(outcome.why) ?? 0) + 1)
+        continue
+      }
+      counts.run += 1
+      if (outcome.verdict === 'agree') {
+        counts.agree += 1
+        if (outcome.id in known) stale.push(`${outcome.id}: agrees now; remove it from the known disagreements`)
+        continue
+      }
+      counts.disagree += 1
+      if (outcome.id in known) {
+        counts.known += 1
+        if (opts.verbose) console.log(`  known ${outcome.id}: ${outcome.why}\n        (${known[outcome.id]})`)
+      } else {
+        unexplained.push(`${outcome.id}: ${outcome.why}`)
+      }
+    }
+  }
+  console.log(`${kind}: ${counts.run} run, ${counts.agree} agree, ${counts.disagree} disagree (${counts.known} known), ${counts.skipped} skipped by requirement`)
+  if (opts.verbose) for (const [why, count] of skips) console.log(`  skipped ${count}: ${why}`)
+}
+for (const id of Object.keys(known)) {
+  if (!seen.has(id)) stale.push(`${id}: no such case; remove it from the known disagreements`)
+}
+for (const line of unexplained) console.log(`DISAGREE ${line}`)
+for (const line of stale) console.log(`STALE ${line}`)
+process.exit(unexplained.length === 0 && stale.length === 0 ? 0 : 1)
