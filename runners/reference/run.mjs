@@ -76,7 +76,13 @@ const KINDS = [
   ['errors', (file, data) => errorOutcomes(file, data, llm)],
 ]
 
-const known = JSON.parse(readFileSync(opts.known, 'utf8'))
+let known
+try {
+  known = JSON.parse(readFileSync(opts.known, 'utf8'))
+} catch (error) {
+  console.error(`run.mjs: ${opts.known} is not a JSON object of case ids and reasons: ${error.message}`)
+  process.exit(2)
+}
 const seen = new Set()
 const unexplained = []
 const stale = []

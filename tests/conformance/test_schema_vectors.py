@@ -59,7 +59,7 @@ _CLOSED = s.object({"name": s.string()}, additional_properties=False)
 # (id, properties of a parameter map, args, expected messages)
 PYTHON_ONLY_CASES: list[tuple[str, dict[str, Any], Any, list[str]]] = [
     ("nan-at-number", {"x": s.number()}, {"x": math.nan}, [f'"x" {_FINITE}']),
-    ("infinity-at-integer", {"n": s.integer()}, {"n": math.inf}, [f'"n" {_FINITE}']),
+    ("infinity-at-integer", {"n": s.integer()}, {"n": math.inf}, ['"n" must be an integer']),
     ("minus-infinity-with-enum", {"x": s.number(enum=[1])}, {"x": -math.inf}, [f'"x" {_FINITE}']),
     ("nan-at-json-node", {"meta": s.json()}, {"meta": math.nan}, [f'"meta" {_VALUE}']),
     ("nan-as-untyped-item", {"list": s.array()}, {"list": [math.nan, 1]}, [_LIST]),

@@ -267,7 +267,7 @@ def test_a_cycle_at_the_bottom_of_a_deep_tree() -> None:
 def test_non_finite_numbers_everywhere(value: float) -> None:
     params = s.params({"x": s.number(), "n": s.integer(minimum=0), "j": s.json()})
     assert assert_total(params, {"x": value}) == ['"x" must be a finite JSON number']
-    assert assert_total(params, {"n": value}) == ['"n" must be a finite JSON number']
+    assert assert_total(params, {"n": value}) == ['"n" must be an integer']
     assert assert_total(params, {"j": value}) == ['"j" must be a lossless JSON value']
     assert assert_total(params, {"j": [1, {"k": [value]}]}) == ['"j" must be a lossless JSON value']
     assert assert_total(s.string(), value) == ['"arguments" must be a string']

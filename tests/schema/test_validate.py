@@ -40,7 +40,7 @@ SPEC = s.params(
         ({"path": "p", "ratio": math.nan}, ['"ratio" must be a finite JSON number']),
         ({"path": "p", "ratio": -math.inf}, ['"ratio" must be a finite JSON number']),
         ({"path": "p", "ratio": -0.0}, ['"ratio" must be a finite JSON number']),
-        ({"path": "p", "count": -0.0}, ['"count" must be a finite JSON number']),
+        ({"path": "p", "count": -0.0}, ['"count" must be an integer']),
         ({"path": "p", "ratio": 10**400}, []),
         ({"path": "p", "flag": 1}, ['"flag" must be a boolean']),
         ({"path": None}, ['"path" must be a string']),

@@ -75,9 +75,8 @@ def _integer_error(v: Any) -> str | None:
     if kind is int:
         return None
     if kind is float or isinstance(v, float):
-        if is_non_finite(v):
-            return _FINITE
-        return None if v.is_integer() else " must be an integer"
+        # -0.0, NaN and the infinities are no integer, as the reference says of them.
+        return " must be an integer" if is_non_finite(v) or not v.is_integer() else None
     if kind is bool or not isinstance(v, int):
         return " must be an integer"
     return None

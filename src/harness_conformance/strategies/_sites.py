@@ -230,7 +230,9 @@ class SiteWalker:
         elif isinstance(node, (NumberNode, IntegerNode)):
             options = ((v + 0, shown + m) for v, m in _out_of_range(node))
             self.add("out-of-range", where, path, options, guard)
-            finite = f"{shown} must be a finite JSON number"
+            # An integer node calls every non-finite number no integer.
+            kind = "an integer" if isinstance(node, IntegerNode) else "a finite JSON number"
+            finite = f"{shown} must be {kind}"
             self.add("non-finite-number", where, path, ((v, finite) for v in _NON_FINITE), guard)
 
     def any_of(

@@ -1,12 +1,15 @@
 """``tool-result-after-call``: a ``tool/result`` needs an earlier unanswered
 ``tool/call`` with its callId in the same step.
 
-A call without a result is legal. A ``step/end`` leaves the step's unanswered calls
-unanswerable, so a result in a later step for an earlier step's call is a violation. A
-synthetic result for a call that never started (``error.code``
-``ABORTED_BEFORE_DISPATCH`` or ``TOOL_NOT_STARTED``) is exempt; when its call was
-logged in the step, the result still answers it. A rewrite of an earlier result
-(``surfaceOp`` replace) answers no call and is not judged here.
+The unanswered calls of a step are a set of callIds, as the reference's session
+checker keeps them: a second ``tool/call`` with a callId that is still unanswered adds
+nothing, so two calls with one callId take one result. A call without a result is
+legal. A ``step/end`` leaves the step's unanswered calls unanswerable, so a result in
+a later step for an earlier step's call is a violation. A synthetic result for a call
+that never started (``error.code`` ``TOOL_NOT_STARTED``) is exempt; when its call was
+logged in the step, the result still answers it. Every other code, an
+``ABORTED_BEFORE_DISPATCH`` result included, needs its call. A rewrite of an earlier
+result (``surfaceOp`` replace) answers no call and is not judged here.
 """
 
 from __future__ import annotations
@@ -21,23 +24,23 @@ __all__ = ["EXEMPT_CODES", "RULE_ID", "STATEMENT", "STRICT_ONLY", "Rule"]
 RULE_ID = "tool-result-after-call"
 STATEMENT = (
     "a `tool/result` needs an earlier unanswered `tool/call` with its callId in the same "
-    "step (a call without a result is legal; a synthetic "
-    "`ABORTED_BEFORE_DISPATCH`/`TOOL_NOT_STARTED` result is exempt; a rewrite, "
-    "`surfaceOp` replace, answers no call)"
+    "step (a call without a result is legal; two calls with one callId take one result; "
+    "a synthetic `TOOL_NOT_STARTED` result is exempt; a rewrite, `surfaceOp` replace, "
+    "answers no call)"
 )
 STRICT_ONLY = False
 
-EXEMPT_CODES = frozenset({"ABORTED_BEFORE_DISPATCH", "TOOL_NOT_STARTED"})
+EXEMPT_CODES = frozenset({"TOOL_NOT_STARTED"})
 """Error codes of results made up for calls that never ran."""
 
 
 class Rule:
-    """Counts the unanswered calls of each callId in the open step."""
+    """Keeps the callIds of the open step's unanswered calls."""
 
     __slots__ = ("_unanswered",)
 
     def __init__(self, scope: Scope) -> None:
-        self._unanswered: dict[str, int] = {}
+        self._unanswered: set[str] = set()
 
     def handlers(self) -> Handlers:
         return {
@@ -47,8 +50,7 @@ class Rule:
         }
 
     def check_call(self, event: ToolCallEvent) -> str | None:
-        unanswered = self._unanswered
-        unanswered[event.call_id] = unanswered.get(event.call_id, 0) + 1
+        self._unanswered.add(event.call_id)
         return None
 
     def end_step(self, event: Any) -> None:
@@ -58,14 +60,9 @@ class Rule:
         if is_rewrite(event):
             return None
         call_id = event.call_id
-        if call_id is not None:
-            count = self._unanswered.get(call_id, 0)
-            if count > 1:
-                self._unanswered[call_id] = count - 1
-                return None
-            if count == 1:
-                del self._unanswered[call_id]
-                return None
+        if call_id is not None and call_id in self._unanswered:
+            self._unanswered.discard(call_id)
+            return None
         error = event.error
         if error is not None and error.get("code") in EXEMPT_CODES:
             return None
