@@ -1,10 +1,13 @@
-"""Put the conformance vectors to the published reference harness.
+"""Put the conformance vectors, and the session logs this library's loop writes, to the
+published reference harness.
 
 Installs the packages that ``runners/reference/package-lock.json`` pins with ``npm ci``
 into the user's cache (``$XDG_CACHE_HOME`` or ``~/.cache``, under
-``harness-conformance/reference-<hash of the lock file>``), once per lock file, then runs
-``runners/reference/run.mjs`` on them with Node. Arguments are passed on to the runner
-(``--verbose`` lists every skip reason and known disagreement).
+``harness-conformance/reference-<hash of the lock file>``), once per lock file. Then
+``scripts/write-loop-logs.py`` writes the logs of every shipped cassette's replay into a
+temporary folder, and ``runners/reference/run.mjs`` runs the vectors and loads those logs
+with Node. Arguments are passed on to the runner (``--verbose`` lists every skip reason
+and known disagreement).
 
 Exit status: the runner's (0 agreement, 1 a disagreement nobody explained or a stale
 explanation); 2 when Node or npm is missing or the install fails, with the reason.
@@ -17,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 RUNNER = Path(__file__).resolve().parents[1] / "runners" / "reference"
@@ -62,8 +66,12 @@ def main() -> int:
     if node is None:
         sys.exit("run-reference: node is not on PATH; install Node.js 20 or newer")
     deps = install()
-    command = [node, str(RUNNER / "run.mjs"), "--deps", str(deps), *sys.argv[1:]]
-    return subprocess.run(command, check=False).returncode
+    with tempfile.TemporaryDirectory(prefix="loop-logs-") as logs:
+        writer = [sys.executable, str(Path(__file__).with_name("write-loop-logs.py")), logs]
+        if subprocess.run(writer, check=False).returncode != 0:
+            return 1
+        command = [node, str(RUNNER / "run.mjs"), "--deps", str(deps), "--logs", logs]
+        return subprocess.run([*command, *sys.argv[1:]], check=False).returncode
 
 
 if __name__ == "__main__":

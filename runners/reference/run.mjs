@@ -3,13 +3,15 @@
 // prints, per vector kind, how many cases ran, agreed, were skipped (with what they
 // require) and disagreed.
 //
-//   node run.mjs [--deps DIR] [--vectors DIR] [--known FILE] [--verbose]
+//   node run.mjs [--deps DIR] [--vectors DIR] [--known FILE] [--logs DIR] [--verbose]
 //
 // --deps      a folder whose node_modules holds the packages of package.json
 //             (default: this folder)
 // --vectors   the conformance folder (default: the repository's conformance/)
 // --known     disagreements explained elsewhere, {"<case id>": "why"} (default:
 //             known-disagreements.json beside this file)
+// --logs      a folder of JSONL session logs to load into the reference's store
+//             under its invariant companions as well; every one must load
 //
 // Exit status: 0 when every disagreement is a known one and every known one still
 // disagrees, 1 otherwise, 2 when the packages cannot be loaded.
@@ -26,11 +28,11 @@ import { schemaOutcomes } from './schema.mjs'
 const HERE = dirname(fileURLToPath(import.meta.url))
 
 function options(argv) {
-  const found = { deps: HERE, vectors: resolve(HERE, '..', '..', 'conformance'), known: join(HERE, 'known-disagreements.json'), verbose: false }
+  const found = { deps: HERE, vectors: resolve(HERE, '..', '..', 'conformance'), known: join(HERE, 'known-disagreements.json'), logs: null, verbose: false }
   for (let index = 0; index < argv.length; index += 1) {
     const flag = argv[index]
     if (flag === '--verbose') found.verbose = true
-    else if (['--deps', '--vectors', '--known'].includes(flag) && index + 1 < argv.length) {
+    else if (['--deps', '--vectors', '--known', '--logs'].includes(flag) && index + 1 < argv.length) {
       found[flag.slice(2)] = resolve(argv[index + 1])
       index += 1
     } else {
@@ -120,9 +122,26 @@ for (const [kind, outcomes] of KINDS) {
   console.log(`${kind}: ${counts.run} run, ${counts.agree} agree, ${counts.disagree} disagree (${counts.known} known), ${counts.skipped} skipped by requirement`)
   if (opts.verbose) for (const [why, count] of skips) console.log(`  skipped ${count}: ${why}`)
 }
+const refusedLogs = []
+if (opts.logs !== null) {
+  const files = readdirSync(opts.logs).filter((name) => name.endsWith('.jsonl')).sort()
+  for (const file of files) {
+    const lines = readFileSync(join(opts.logs, file), 'utf8').split('\n').filter((line) => line.trim() !== '')
+    const records = lines.map((line) => JSON.parse(line)).filter((record) => record.type !== 'session')
+    let first
+    try {
+      first = await check(records)
+    } catch (error) {
+      first = { seq: undefined, message: `the reference's checker crashed: ${error.name}: ${error.message}` }
+    }
+    if (first !== null) refusedLogs.push(`${file}: seq ${first.seq}: ${first.message}`)
+  }
+  console.log(`logs: ${files.length} read, ${files.length - refusedLogs.length} loaded with no violation, ${refusedLogs.length} refused`)
+}
 for (const id of Object.keys(known)) {
   if (!seen.has(id)) stale.push(`${id}: no such case; remove it from the known disagreements`)
 }
 for (const line of unexplained) console.log(`DISAGREE ${line}`)
 for (const line of stale) console.log(`STALE ${line}`)
-process.exit(unexplained.length === 0 && stale.length === 0 ? 0 : 1)
+for (const line of refusedLogs) console.log(`REFUSED ${line}`)
+process.exit(unexplained.length === 0 && stale.length === 0 && refusedLogs.length === 0 ? 0 : 1)

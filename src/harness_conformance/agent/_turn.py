@@ -41,7 +41,7 @@ from ..events import (
     TurnStartEvent,
     UserMessageEvent,
 )
-from ..models import ModelRequest
+from ..models import ModelRequest, provider_of
 from ..tools import ToolCall, ToolExecutionResult
 from ._message import MessageBuilder, PendingCall, prompt_history
 from ._result import TurnResult
@@ -143,7 +143,11 @@ class Turn:
         message = {
             "role": "assistant",
             "content": content,
-            "source": {"kind": "model", "model": agent.model.name},
+            "source": {
+                "kind": "model",
+                "provider": provider_of(agent.model),
+                "model": agent.model.name,
+            },
             "id": agent.new_id(),
         }
         agent.durable(

@@ -39,7 +39,7 @@ from ..cassettes.foreign._plan import SessionPlan
 from ..cassettes.foreign._replay import areplay_sessions
 from ..errors import LlmError, LlmFailure
 from ..events import Chunk
-from ..models import PROVIDERS, Model, ModelRequest, model_for
+from ..models import PROVIDERS, Model, ModelRequest, model_for, provider_of
 from ..models._gemini import split_base_url
 from ..wire import WireFormat
 from ._chunkings import no_cuts
@@ -150,6 +150,10 @@ class _TransportModel:
     @property
     def name(self) -> str:
         return self._model.name
+
+    @property
+    def provider(self) -> str:
+        return provider_of(self._model)
 
     @property
     def on_last(self) -> Callable[[], None] | None:

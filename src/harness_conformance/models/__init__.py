@@ -1,7 +1,7 @@
 """Models the agent loop can drive."""
 
 from ._anthropic import AnthropicModel
-from ._base import Model, ModelRequest
+from ._base import Model, ModelRequest, provider_of
 from ._gemini import GeminiModel
 from ._openai_compat import (
     DEEPSEEK_BASE_URL,
@@ -41,6 +41,7 @@ __all__ = [
     "credential_env_vars",
     "max_tokens_reply",
     "model_for",
+    "provider_of",
     "text_reply",
     "tool_calls_reply",
 ]

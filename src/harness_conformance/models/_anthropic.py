@@ -211,6 +211,7 @@ class AnthropicModel(SdkModel):
         )
         self._max_tokens = max_tokens
 
+    PROVIDER = "anthropic-messages"
     DEFAULT_BASE_URL = ANTHROPIC_BASE_URL
 
     @property

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..events import Chunk
 
-__all__ = ["Model", "ModelRequest"]
+__all__ = ["Model", "ModelRequest", "provider_of"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,7 +39,12 @@ class ModelRequest:
 
 @runtime_checkable
 class Model(Protocol):
-    """A chat model the loop can call."""
+    """A chat model the loop can call.
+
+    A model may also have a ``provider`` attribute, a non-empty string naming the
+    provider route it calls (the SDK models name their wire format); assistant messages
+    record it beside the model name, and ``unknown`` when the model has none.
+    """
 
     @property
     def name(self) -> str:
@@ -49,3 +54,10 @@ class Model(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]:
         """Stream the chunks of one call; raise `LlmError` for provider failures."""
         ...
+
+
+def provider_of(model: object) -> str:
+    """The provider an assistant message of ``model`` records: its ``provider`` when that
+    is a non-empty string, else ``unknown``."""
+    provider = getattr(model, "provider", None)
+    return provider if isinstance(provider, str) and provider else "unknown"

@@ -187,6 +187,7 @@ class GeminiModel(SdkModel):
             extra_body=extra_body,
         )
 
+    PROVIDER = "gemini"
     DEFAULT_BASE_URL = GEMINI_BASE_URL
 
     def _key_names(self) -> tuple[str, ...]:

@@ -145,6 +145,7 @@ class OpenAICompatibleModel(SdkModel):
             extra_body=extra_body,
         )
 
+    PROVIDER = "openai-chat"
     DEFAULT_BASE_URL = DEEPSEEK_BASE_URL
 
     def _key_names(self) -> tuple[str, ...]:

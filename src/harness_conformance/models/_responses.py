@@ -133,6 +133,7 @@ class OpenAIResponsesModel(SdkModel):
             extra_body=extra_body,
         )
 
+    PROVIDER = "openai-responses"
     DEFAULT_BASE_URL = OPENAI_BASE_URL
 
     def _key_names(self) -> tuple[str, ...]:

@@ -33,6 +33,9 @@ DEFAULT_TIMEOUT = 120.0
 class SdkModel:
     """The options, the per-loop client and the closing of a model backed by an SDK."""
 
+    PROVIDER: ClassVar[str]
+    """The wire format the subclass speaks, as `harness_conformance.wire` names it."""
+
     DEFAULT_BASE_URL: ClassVar[str]
     """The base URL used when none is given."""
 
@@ -68,6 +71,11 @@ class SdkModel:
     def name(self) -> str:
         """The model name sent with every request (unless settings override it)."""
         return self._model
+
+    @property
+    def provider(self) -> str:
+        """The provider route assistant messages record: the model's wire format."""
+        return self.PROVIDER
 
     @property
     def base_url(self) -> str:

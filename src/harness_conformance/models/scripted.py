@@ -144,6 +144,7 @@ class ScriptedModel:
 
     script: Sequence[Reply]
     name: str = "scripted"
+    provider: str = "scripted"
     requests: list[ModelRequest] = field(default_factory=list)
     __test__ = False
 

@@ -137,8 +137,10 @@ class RecordedModel:
         plays: Sequence[tuple[int, Outcome]],
         *,
         on_last: Callable[[], None] | None = None,
+        provider: str = "unknown",
     ) -> None:
         self._name = name
+        self._provider = provider
         self._plays = list(plays)
         self.on_last = on_last
         """Called when the last recorded outcome is taken, before it streams."""
@@ -153,6 +155,11 @@ class RecordedModel:
     def name(self) -> str:
         """The recorded model name."""
         return self._name
+
+    @property
+    def provider(self) -> str:
+        """The wire format of the recording."""
+        return self._provider
 
     @property
     def unplayed(self) -> tuple[int, ...]:

@@ -437,7 +437,9 @@ async def areplay_sessions(
     def model_of(plan: SessionPlan) -> SessionModel:
         if models is not None:
             return models(plan, by_index, wires)
-        return RecordedModel(plan.model, [(index, outcomes[index]) for index in plan.interactions])
+        plays = [(index, outcomes[index]) for index in plan.interactions]
+        wire = names[plan.interactions[0]] if plan.interactions else "unknown"
+        return RecordedModel(plan.model, plays, provider=wire)
 
     sessions = [
         await _run_session(plan, outcomes, schemas, profile, model_of(plan), extra_attempts)
