@@ -24,6 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { errorOutcomes } from './errors.mjs'
 import { invariantOutcomes, makeChecker } from './invariants.mjs'
 import { schemaOutcomes } from './schema.mjs'
+import { wireOutcomes } from './wire.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 
@@ -62,6 +63,7 @@ function vectorFiles(folder) {
 const opts = options(process.argv.slice(2))
 const tools = await load(opts.deps, '@deepseek-ai/dsh-tools')
 const llm = await load(opts.deps, '@deepseek-ai/dsh-llm')
+const deepseek = await load(opts.deps, '@deepseek-ai/dsh-llm-deepseek')
 const versions = createRequire(join(opts.deps, 'package.json'))
 const check = await makeChecker({
   cordis: await load(opts.deps, '@deepseek-ai/cordis'),
@@ -76,6 +78,7 @@ const KINDS = [
   ['schema', (file, data) => schemaOutcomes(file, data, tools)],
   ['invariants', (file, data) => invariantOutcomes(file, data, check)],
   ['errors', (file, data) => errorOutcomes(file, data, llm)],
+  ['wire', (file, data) => wireOutcomes(file, data, deepseek)],
 ]
 
 let known

@@ -20,12 +20,13 @@ from harness_conformance.conformance import (
     load_error_vectors,
     load_invariant_vectors,
     load_schema_vectors,
+    load_wire_vectors,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = ROOT / "runners" / "reference"
 VECTORS = ROOT / "conformance"
-KINDS = ("schema", "invariants", "errors")
+KINDS = ("schema", "invariants", "errors", "wire")
 
 PRINT_IDS = """
 import { readFileSync, readdirSync } from 'node:fs'
@@ -55,7 +56,8 @@ def loader_ids() -> dict[str, list[str]]:
         for case in vector.cases
     ]
     errors = [case.id for vector in load_error_vectors(VECTORS / "errors") for case in vector.cases]
-    return {"schema": schema, "invariants": invariants, "errors": errors}
+    wire = [case.id for vector in load_wire_vectors(VECTORS / "wire") for case in vector.cases]
+    return {"schema": schema, "invariants": invariants, "errors": errors, "wire": wire}
 
 
 def test_the_runner_derives_the_loaders_case_ids() -> None:

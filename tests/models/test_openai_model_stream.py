@@ -256,16 +256,16 @@ async def test_a_stream_without_done_but_with_a_finish_is_complete() -> None:
     assert chunks[-1] == finish("stop")
 
 
-async def test_content_filter_is_an_invalid_request() -> None:
+async def test_content_filter_is_content_filter_and_not_retried() -> None:
     error, chunks, _ = await failure(TextResponse("Sorry", finish_reason="content_filter"))
-    assert error.code == "INVALID_REQUEST"
+    assert (error.code, error.retryable) == ("CONTENT_FILTER", False)
     assert "content filter" in error.message
     assert chunks[0] == BlockStartChunk(index=0, block_type="text")
 
 
-async def test_deepseek_insufficient_system_resource_is_a_server_failure() -> None:
+async def test_deepseek_insufficient_system_resource_is_its_own_code_and_not_retried() -> None:
     error, _, _ = await failure(TextResponse("Hal", finish_reason="insufficient_system_resource"))
-    assert (error.code, error.retryable) == ("SERVER", True)
+    assert (error.code, error.retryable) == ("INSUFFICIENT_SYSTEM_RESOURCE", False)
 
 
 @pytest.mark.parametrize(

@@ -270,6 +270,8 @@ class LlmError(HarnessError, RuntimeError):
         "CONTEXT_WINDOW_EXCEEDED",
         "EMPTY_RESPONSE",
         "INVALID_REQUEST",
+        "CONTENT_FILTER",
+        "INSUFFICIENT_SYSTEM_RESOURCE",
         "MALFORMED_RESPONSE",
         "STREAM_CLOSED",
         "MISSING_CREDENTIAL",

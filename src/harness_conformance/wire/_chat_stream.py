@@ -20,8 +20,9 @@ call. The rules:
 Finish reasons: ``stop``, ``tool_calls``, ``function_call`` and anything unknown
 (``""``, ``"eos"``...) finish ``tool-calls`` when tool calls were streamed and
 ``stop`` otherwise; ``length`` finishes ``max-tokens``. ``content_filter`` raises
-INVALID_REQUEST (the provider refused the content; retrying will not help) and
-DeepSeek's ``insufficient_system_resource`` raises SERVER. A stream that carried no
+CONTENT_FILTER and DeepSeek's ``insufficient_system_resource`` raises
+INSUFFICIENT_SYSTEM_RESOURCE, the finish reason upper-cased as the reference's DeepSeek
+adapter codes it; neither is retried. A stream that carried no
 text, reasoning or tool call raises EMPTY_RESPONSE (unless cut by ``length``). A
 stream that ends with neither a finish reason nor a closing usage chunk was cut off
 and raises STREAM_CLOSED; with one but no finish reason it finished normally. A
@@ -270,9 +271,11 @@ class ChatStreamAssembler:
         """The closing chunks: block ends, usage, finish; or an `LlmError`."""
         reason = self._finish_reason
         if reason == "content_filter":
-            raise self._fail("INVALID_REQUEST", "the provider's content filter stopped the reply")
+            raise self._fail("CONTENT_FILTER", "the provider's content filter stopped the reply")
         if reason == "insufficient_system_resource":
-            raise self._fail("SERVER", "the provider ran out of capacity mid-reply")
+            raise self._fail(
+                "INSUFFICIENT_SYSTEM_RESOURCE", "the provider ran out of capacity mid-reply"
+            )
         calls = [block for block in self._blocks if isinstance(block, _Call)]
         for call in calls:
             if not call.name:

@@ -141,8 +141,8 @@ FAILURES = {
     "test_multimodal_tool_return_matrix[direct-url-image-google_vertex].yaml": {
         2: "INVALID_REQUEST"
     },
-    "test_google_model_safety_settings.yaml": {0: "INVALID_REQUEST"},
-    "test_google_model_armor_response_template_real_block.yaml": {0: "INVALID_REQUEST"},
+    "test_google_model_safety_settings.yaml": {0: "CONTENT_FILTER"},
+    "test_google_model_armor_response_template_real_block.yaml": {0: "CONTENT_FILTER"},
     # the model answered with an empty text part twice before the client re-prompted
     "test_gemini_tool_returning_float.yaml": {1: "EMPTY_RESPONSE", 2: "EMPTY_RESPONSE"},
 }

@@ -212,19 +212,19 @@ def test_max_tokens_finishes_max_tokens_even_with_nothing_written() -> None:
 @pytest.mark.parametrize(
     "reason", ["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "MODEL_ARMOR"]
 )
-def test_filter_stops_are_invalid_request_naming_the_reason(reason: str) -> None:
+def test_filter_stops_are_content_filter_naming_the_reason(reason: str) -> None:
     payload = {
         "candidates": [{"content": {}, "finishReason": reason, "finishMessage": "blocked it"}]
     }
     failure = failure_of(payload).failure
-    assert failure.code == "INVALID_REQUEST"
+    assert failure.code == "CONTENT_FILTER"
     assert reason in failure.message
     assert "blocked it" in failure.message
 
 
 def test_a_filter_stop_after_some_text_still_fails() -> None:
     assert failure_of(event(text("partial")), event(finish="SAFETY")).failure.code == (
-        "INVALID_REQUEST"
+        "CONTENT_FILTER"
     )
 
 

@@ -36,9 +36,9 @@ def test_max_output_tokens_finishes_max_tokens_even_when_empty() -> None:
     assert cut[-1].reason == {"kind": "max-tokens"}
 
 
-def test_content_filter_is_invalid_request() -> None:
+def test_content_filter_is_content_filter() -> None:
     error = failure_of(created(), text_delta(0, "partial"), incomplete("content_filter"))
-    assert error.failure.code == "INVALID_REQUEST"
+    assert error.failure.code == "CONTENT_FILTER"
     assert error.failure.request_id == "req_1"
 
 

@@ -25,7 +25,7 @@ order of first appearance:
 finishes ``tool-calls`` when a tool call was streamed, else ``stop``; ``MAX_TOKENS``
 finishes ``max-tokens``. The content filters' reasons (``SAFETY``, ``RECITATION``,
 ``BLOCKLIST``, ``PROHIBITED_CONTENT``, ``SPII``, ``MODEL_ARMOR``, ``IMAGE_SAFETY``...)
-raise INVALID_REQUEST naming the reason; ``MALFORMED_FUNCTION_CALL`` and
+raise CONTENT_FILTER naming the reason; ``MALFORMED_FUNCTION_CALL`` and
 ``UNEXPECTED_TOOL_CALL`` raise MALFORMED_RESPONSE. A prompt blocked before any
 candidate (``promptFeedback.blockReason``) raises INVALID_REQUEST. A response that ends
 without a finish reason was cut off: STREAM_CLOSED. One that wrote no text, reasoning
@@ -301,7 +301,7 @@ class GeminiReader:
             )
         if reason in FILTER_REASONS:
             raise self._fail(
-                "INVALID_REQUEST", f"the provider's filter stopped the reply ({reason}){said}"
+                "CONTENT_FILTER", f"the provider's filter stopped the reply ({reason}){said}"
             )
         if reason in _BAD_CALL_REASONS:
             raise self._fail(

@@ -30,7 +30,7 @@ rules:
 The end: ``response.completed`` finishes ``tool-calls`` when function calls were
 streamed, else ``stop``. ``response.incomplete`` finishes ``max-tokens`` when its
 ``incomplete_details.reason`` is ``max_output_tokens``; ``content_filter`` raises
-INVALID_REQUEST. ``response.failed`` and the ``error`` event raise the code their error
+CONTENT_FILTER. ``response.failed`` and the ``error`` event raise the code their error
 names (`stream_failure`). A stream without one of the three end events was cut off:
 STREAM_CLOSED. A finished reply without text, reasoning, tool call or server tool use
 raises EMPTY_RESPONSE (unless cut by the token limit); a tool call without a name or a
@@ -356,7 +356,7 @@ class ResponsesReader:
         if self._end is None:
             raise self._fail("STREAM_CLOSED", "the stream ended before the response completed")
         if self._incomplete == "content_filter":
-            raise self._fail("INVALID_REQUEST", "the provider's content filter stopped the reply")
+            raise self._fail("CONTENT_FILTER", "the provider's content filter stopped the reply")
         calls = [block for block in self._blocks if isinstance(block, CallBlock)]
         for call in calls:
             if not call.name:
