@@ -14,15 +14,19 @@ __all__ = ["RetryPolicy", "TurnResult"]
 
 @dataclass(frozen=True, kw_only=True)
 class RetryPolicy:
-    """Bounded exponential backoff for retryable provider failures inside one step."""
+    """Bounded exponential backoff for retryable provider failures inside one step.
+
+    The defaults are the reference's: five retries after the first call, 500 ms before
+    the first retry, no wait longer than 10 s.
+    """
 
     __module__ = "harness_conformance"
 
-    attempts: int = 3
+    attempts: int = 6
     """Model calls per step at most, the first included."""
     base_delay: float = 0.5
     """Seconds before the first retry; doubles each time."""
-    max_delay: float = 8.0
+    max_delay: float = 10.0
     """No wait is longer, whatever the provider's ``retry-after`` says."""
 
     def delay(self, attempt: int, retry_after: float | None) -> float:

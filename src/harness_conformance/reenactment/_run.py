@@ -3,21 +3,22 @@
 The steps: refuse a log that uses a feature our loop lacks (`REASON_TABLE`); build a
 model from the recorded chunks and tools from the recorded results; run one turn per
 recorded prompt with the ``strict`` invariants checker on (no backoff waits, a fixed
-clock); compare our durable events with the log's (see the comparing module for what
-counts).
+clock, the retry budget the log records); compare our durable events with the log's
+(see the comparing module for what counts).
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import anyio
 
-from ..agent import Agent
+from ..agent import Agent, RetryPolicy
 from ..errors import InvariantError
-from ..events import SessionLog, read_session_log
+from ..events import OpaqueEvent, SessionLog, read_session_log
 from ._compare import first_difference, normalised_stream, unified_diff
 from ._model import build_model, recorded_prompts
 from ._reasons import find_missing_features
@@ -60,6 +61,19 @@ async def _drive(agent: Agent, prompts: list[UserMessageEvent]) -> str | None:
     return None
 
 
+def recorded_retry(events: Sequence[DurableEvent]) -> RetryPolicy:
+    """The retry budget the log records, without waits: the reference writes its
+    policy's ``maxRetries`` on every ``llm/retry`` event. A log without one gets the
+    default budget, which is the reference's."""
+    for event in events:
+        if isinstance(event, OpaqueEvent) and event.type == "llm/retry":
+            data = event.raw.get("data")
+            retries = data.get("maxRetries") if isinstance(data, dict) else None
+            if type(retries) is int and retries >= 0:
+                return RetryPolicy(attempts=retries + 1, base_delay=0.0, max_delay=0.0)
+    return RetryPolicy(base_delay=0.0, max_delay=0.0)
+
+
 def _run(log: SessionLog) -> tuple[tuple[DurableEvent, ...], str | None, int]:
     events = log.events
     prompts = recorded_prompts(events)
@@ -72,6 +86,7 @@ def _run(log: SessionLog) -> tuple[tuple[DurableEvent, ...], str | None, int]:
     agent = Agent(
         build_model(events, cancel=cancel),
         build_tools(events, cancel=cancel),
+        retry=recorded_retry(events),
         invariants="strict",
         sleep=_no_wait,
         clock=lambda: 0,
