@@ -84,3 +84,35 @@ def test_no_cassette_the_project_ships_trips_the_scanner() -> None:
         if (findings := find_secrets(path.read_text(encoding="utf-8")))
     }
     assert tripped == {}
+
+
+UUID = "2f1c9a7b-e4d3-4c5f-a1b2-c3d4e5f60718"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The reference sends this header on every model request.
+        f"request:\n  headers:\n    x-deepseek-harness-session-id:\n    - session-{UUID}\n",
+        f"x-deepseek-harness-session-id: session-{UUID}\n",
+        f'{{"sessionId": "session-{UUID}"}}\n',
+        f"session_id = sess_run-{UUID}\n",
+    ],
+    ids=["yaml-header", "inline-header", "json-field", "assignment"],
+)
+def test_a_uuid_identifier_under_an_id_name_is_not_a_secret(text: str) -> None:
+    assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"request:\n  headers:\n    x-session-token:\n    - session-{UUID}\n",
+        f"api_key: key-{UUID}-{UUID}\n",
+        "x-session-id: " + ALNUM36 + "Qw3Er6Ty\n",
+        f"session-id: {UUID}; token: session-{UUID}\n",
+    ],
+    ids=["token-name", "key-name", "id-name-random-run", "token-beside-an-id"],
+)
+def test_credential_names_and_random_runs_still_count(text: str) -> None:
+    assert [finding.kind for finding in find_secrets(text)] == ["a long base64 key"]

@@ -62,6 +62,15 @@ _CREDENTIAL_BEFORE = re.compile(
 )
 
 
+_ID_NAME = re.compile(r"(?:^|[-_])(?:id|ID|Id)$|[a-z]Id$")
+"""A name that says its value identifies something: ``x-session-id``, ``request_id``,
+``sessionId``."""
+_UUID_IDENTIFIER = re.compile(
+    r"(?:[A-Za-z]+[-_])*[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+"""A UUID, after word prefixes such as ``session-``: the shape of an identifier."""
+
+
 @dataclass(frozen=True)
 class SecretFinding:
     """A credential-looking token in cassette text; the token itself is not kept."""
@@ -142,10 +151,29 @@ def _inside_block(node: yaml.ScalarNode, offset: int, text: str) -> str:
     return json_path_at(value, inner, _field_name)
 
 
+def _credential_names(field: str) -> list[str]:
+    """The last two names in a field path that sound like a credential."""
+    names = [name for name in re.split(r"[.\[\]]+", field) if name and not name.isdigit()]
+    return [name for name in names[-2:] if _CREDENTIAL_NAME.search(name)]
+
+
 def _credential_field(field: str) -> bool:
     """Whether one of the last two names in a field path sounds like a credential."""
-    names = [name for name in re.split(r"[.\[\]]+", field) if name and not name.isdigit()]
-    return any(_CREDENTIAL_NAME.search(name) for name in names[-2:])
+    return bool(_credential_names(field))
+
+
+def _an_identifier(token: str, before: re.Match[str] | None, field: str) -> bool:
+    """Whether a long run next to a credential-like name is an identifier instead: a
+    UUID (after word prefixes such as ``session-``) under a name that ends in ``id``,
+    such as the reference's ``x-deepseek-harness-session-id`` header. Every credential
+    name around it must be such an id name, so a UUID under ``api-key`` or
+    ``session-token`` still counts."""
+    if not _UUID_IDENTIFIER.fullmatch(token):
+        return False
+    names = _credential_names(field)
+    if before is not None:
+        names.append(re.split(r"""["']?\s*[:=]""", before.group(0))[0])
+    return bool(names) and all(_ID_NAME.search(name) for name in names)
 
 
 def _compose(text: str) -> yaml.Node | None:
@@ -297,6 +325,8 @@ def find_secrets(
             root, composed = compose(), True
         field = _field_at(root, start, text)
         if needs_context and not (named_before or _credential_field(field)):
+            continue
+        if needs_context and _an_identifier(text[start : start + length], named_before, field):
             continue
         line = text.count("\n", 0, start) + 1
         findings.append(SecretFinding(kind, length, line, start - line_start + 1, field))
