@@ -34,7 +34,8 @@ __all__ = [
     "render_log_results",
 ]
 
-LOG_SUFFIXES = (".jsonl",)
+LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
+"""Session log names: plain JSONL, and the reference's JSONL in zstd frames."""
 REPORT_VERSION = 1
 """The version of the ``--json`` report's layout."""
 
@@ -67,7 +68,7 @@ class LogResult:
 
 def check_one_log(file: InputFile, profile: str) -> LogResult:
     """Read one log and check it; a log the reader refuses becomes an error result."""
-    from ..events import SessionLogError, TurnStartEvent, read_session_log
+    from ..events import CompressedLogError, SessionLogError, TurnStartEvent, read_session_log
     from ..invariants import check_log
 
     if file.problem is not None:
@@ -76,6 +77,8 @@ def check_one_log(file: InputFile, profile: str) -> LogResult:
         log = read_session_log(file.path)
     except SessionLogError as exc:
         return LogResult(file, None, None, error=str(exc), error_line=exc.line)
+    except CompressedLogError as exc:
+        return LogResult(file, None, None, error=str(exc))
     except OSError as exc:
         message = f"cannot read {file.path}: {exc.strerror}; check the file's permissions"
         return LogResult(file, None, None, error=message)
@@ -199,7 +202,8 @@ def add_check_log(commands: Any) -> None:
         "files",
         nargs="+",
         metavar="FILE",
-        help="a session log (*.jsonl), or a directory searched recursively for them",
+        help="a session log (*.jsonl, or *.jsonl.zstd as the reference writes it), or a "
+        "directory searched recursively for them",
     )
     parser.add_argument(
         "--invariants",

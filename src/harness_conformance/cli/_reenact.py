@@ -46,6 +46,9 @@ __all__ = [
 ]
 
 LOG_PATTERN = "session*.jsonl"
+LOG_PATTERNS = (LOG_PATTERN, "session*.jsonl.zstd", "session*.jsonl.zst")
+"""The log names a folder is searched for: plain, and in zstd frames as the reference
+writes them."""
 """The session logs a folder argument stands for."""
 REPORT_VERSION = 1
 """The version of the ``--json`` report's layout."""
@@ -79,23 +82,24 @@ class ReenactResult:
 
 
 def find_session_logs(arguments: Sequence[str]) -> list[InputFile]:
-    """Each file as given, and every ``session*.jsonl`` below each folder, sorted; a
+    """Each file as given, and every ``session*.jsonl`` (or ``.jsonl.zstd``) below each
+    folder, sorted; a
     folder without any is a `UsageError`."""
     found: list[InputFile] = []
     seen: set[Path] = set()
     for argument in arguments:
         files = find_inputs(
             [argument],
-            (".jsonl",),
+            (".jsonl", ".jsonl.zstd", ".jsonl.zst"),
             what="session log",
             plural_what="session logs",
             name_folders=len(arguments) > 1,
         )
         if Path(argument).is_dir():
-            files = [f for f in files if fnmatch.fnmatch(f.path.name, LOG_PATTERN)]
+            files = [f for f in files if any(fnmatch.fnmatch(f.path.name, p) for p in LOG_PATTERNS)]
             if not files:
                 raise UsageError(
-                    f"directory {argument} holds no session logs ({LOG_PATTERN}): "
+                    f"directory {argument} holds no session logs ({', '.join(LOG_PATTERNS)}): "
                     "give a session log file or a directory that contains some"
                 )
         for file in files:
@@ -108,7 +112,7 @@ def find_session_logs(arguments: Sequence[str]) -> list[InputFile]:
 
 def reenact_one(file: InputFile) -> ReenactResult:
     """Re-enact one log; a log the reader refuses becomes an error result."""
-    from ..events import SessionLogError
+    from ..events import CompressedLogError, SessionLogError
     from ..reenactment import reenact
 
     if file.problem is not None:
@@ -117,6 +121,8 @@ def reenact_one(file: InputFile) -> ReenactResult:
         return ReenactResult(file, reenact(file.path))
     except SessionLogError as exc:
         return ReenactResult(file, None, error=str(exc), error_line=exc.line)
+    except CompressedLogError as exc:
+        return ReenactResult(file, None, error=str(exc))
     except OSError as exc:
         message = f"cannot read {file.path}: {exc.strerror}; check the file's permissions"
         return ReenactResult(file, None, error=message)

@@ -21,7 +21,7 @@ from typing import Any
 from ..cassettes import replay_foreign
 from ..cassettes._persist import write_atomically
 from ..errors import CassetteError
-from ..events import SessionLogError, read_session_log
+from ..events import CompressedLogError, SessionLogError, is_log_name, read_session_log
 from ..invariants import check_log
 from ..redaction._redact import Redactor
 from ..redaction._secret import REDACTED, declared_secrets
@@ -49,11 +49,11 @@ def load_timeline(path: Path, profile: str) -> Timeline:
     if not path.is_file():
         raise UsageError(f"{path}: not a file; give a cassette or a session log")
     try:
-        if path.suffix == ".jsonl":
+        if is_log_name(path.name):
             log = read_session_log(path)
             return timeline_of_log(log, check_log(log, profile), profile, path)
         return timeline_of_replay(replay_foreign(path, profile=profile), profile)
-    except (CassetteError, SessionLogError) as exc:
+    except (CassetteError, SessionLogError, CompressedLogError) as exc:
         raise UsageError(str(exc)) from exc
     except OSError as exc:
         raise UsageError(f"{path}: cannot be read ({exc.strerror or exc})") from exc

@@ -25,6 +25,7 @@ on-disk form of the durable events and live here too; ``harness_conformance.sess
 names them as well.
 """
 
+from ._compressed import LOG_SUFFIXES, CompressedLogError, is_log_name
 from ._durable import (
     CHUNK_TYPES,
     EVENT_TYPES,
@@ -73,6 +74,7 @@ from ._session_log import (
 __all__ = [
     "CHUNK_TYPES",
     "EVENT_TYPES",
+    "LOG_SUFFIXES",
     "PACKED_ROW_TYPES",
     "SESSION_LOG_VERSION",
     "AgentErrorEvent",
@@ -82,6 +84,7 @@ __all__ = [
     "BlockEndChunk",
     "BlockStartChunk",
     "Chunk",
+    "CompressedLogError",
     "DurableEvent",
     "Event",
     "FinishChunk",
@@ -109,6 +112,7 @@ __all__ = [
     "chunk_to_json",
     "event_from_json",
     "event_to_json",
+    "is_log_name",
     "read_session_log",
     "write_session_log",
 ]

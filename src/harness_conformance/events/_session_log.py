@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from ..parsing._json import JsonTextError, parse_json
+from ._compressed import log_bytes
 from ._durable import (
     EVENT_TYPES,
     AssistantChunkEvent,
@@ -146,14 +147,18 @@ class SessionLog:
 
 
 def read_session_log(path: PathArg) -> SessionLog:
-    """Read a session log; raises `SessionLogError` on the first line it cannot read."""
+    """Read a session log, plain JSONL or JSONL in zstd frames (the reference's
+    ``session.jsonl.zstd``); raises `SessionLogError` on the first line it cannot read,
+    and `CompressedLogError` for a zstd file that cannot be expanded."""
     file = Path(path)
-    data = file.read_bytes()
+    data, compressed = log_bytes(file)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         at = data.count(b"\n", 0, exc.start) + 1
-        raise SessionLogError(file, at, "the line is not UTF-8", "Save the log as UTF-8") from exc
+        where = " of the zstd-compressed log" if compressed else ""
+        problem = f"the line{where} is not UTF-8"
+        raise SessionLogError(file, at, problem, "Save the log as UTF-8") from exc
     # Not splitlines(): U+2028 and other line breaks may sit inside JSON strings.
     lines = text.removesuffix("\n").split("\n") if text else []
     if not lines or not lines[0].strip():
