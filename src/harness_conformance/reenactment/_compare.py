@@ -12,6 +12,10 @@ Both streams are normalised event by event, then compared in order. What counts:
   and the error's name and code;
 - ``turn/end``: the reason's kind, an error's message and code, an abort's reason.
 
+A turn's prompt and its first ``step/start`` are compared prompt first, in whichever
+order a log holds them: the reference's command line writes the prompt inside the
+first step, its web app before it, and our loop after the ``step/start``.
+
 Set aside: seqs, times, message ids, envelope keys (``surfaceOp``,
 ``sourceEventSeqs``), keys a type does not model (``meta``, ``replayState``...), the
 model and provider names, events we do not model (`OpaqueEvent`: ``request/*``,
@@ -156,12 +160,21 @@ class Compared:
 
 
 def normalised_stream(events: Sequence[DurableEvent]) -> list[Compared]:
-    """The events that are compared, normalised, in stream order."""
+    """The events that are compared, normalised, in stream order, with a turn's prompt
+    before the turn's first ``step/start`` (see the module documentation)."""
     out: list[Compared] = []
     for event in events:
         normal = normalise(event)
         if normal is not None:
             out.append(Compared(event.seq, normal))
+    for at in range(len(out) - 1):
+        first, then = out[at].event, out[at + 1].event
+        if (
+            first["type"] == "step/start"
+            and first.get("step") == 1
+            and then["type"] == "user/message"
+        ):
+            out[at], out[at + 1] = out[at + 1], out[at]
     return out
 
 

@@ -1,5 +1,6 @@
-"""Re-enactment plays a log with the retry budget the log records, and the default
-budget is the reference's."""
+"""Re-enactment of logs as the reference writes them: with the retry budget the log
+records (the default budget being the reference's), and with a turn's prompt before or
+inside its first step."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from harness_conformance.agent import RetryPolicy
 from harness_conformance.events import OpaqueEvent, read_session_log
+from harness_conformance.invariants import check_log
 from harness_conformance.reenactment import reenact
 from harness_conformance.reenactment._run import recorded_retry
 
@@ -68,4 +70,25 @@ def test_a_log_whose_recorded_budget_runs_out_reenacts_identically(tmp_path: Pat
     log.write_text("".join(json.dumps(r) + "\n" for r in [*kept, *again, *ends]), "utf-8")
     # The default budget would call the model a third time, past what the log holds.
     assert RetryPolicy().attempts > 2
+    assert reenact(log).verdict == "identical"
+
+
+def test_a_prompt_logged_before_the_first_step_start_reenacts_identically(
+    tmp_path: Path,
+) -> None:
+    """The reference's web app writes a turn's prompt before its first step/start (its
+    command line writes it inside the step, our loop after the step/start)."""
+    records = [
+        json.loads(line)
+        for line in (CORPUS / "text-turn" / "session.jsonl").read_text("utf-8").splitlines()
+    ]
+    at = next(i for i, r in enumerate(records) if r.get("type") == "step/start")
+    step, prompt = records[at], records[at + 1]
+    assert prompt["type"] == "user/message"
+    assert prompt["data"]["source"]["kind"] == "user"
+    step["seq"], prompt["seq"] = prompt["seq"], step["seq"]
+    records[at], records[at + 1] = prompt, step
+    log = tmp_path / "session.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    assert check_log(read_session_log(log).events) == []
     assert reenact(log).verdict == "identical"
