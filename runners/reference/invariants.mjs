@@ -59,8 +59,7 @@ export async function makeChecker(mods) {
       return null
     } catch (error) {
       if (!isViolation(error)) throw error
-      const at = chunks[Math.max(index, 0)]
-      return { seq: index >= chunks.length ? chunks.at(-1).seq : at.seq, message: error.message }
+      return { seq: chunks[Math.max(index, 0)].seq, message: error.message }
     }
   }
 
@@ -68,17 +67,18 @@ export async function makeChecker(mods) {
   return async function check(records) {
     const events = records.flatMap((record) => mods.session.decodeStorageRecord(record))
     const found = []
-    const whole = await seeds(events)
-    if (!whole.ok) {
-      // The shortest failing prefix names the offending event.
+    let refusal = await seeds(events)
+    if (!refusal.ok) {
+      // The shortest failing prefix names the offending event, and its refusal the reason.
       let low = 0
-      let high = events.length
+      let high = events.length - 1
       while (low < high) {
         const middle = Math.floor((low + high) / 2)
-        if ((await seeds(events.slice(0, middle + 1))).ok) low = middle + 1
-        else high = middle
+        const prefix = await seeds(events.slice(0, middle + 1))
+        if (prefix.ok) low = middle + 1
+        else [high, refusal] = [middle, prefix]
       }
-      found.push({ seq: events[low].seq, message: whole.message })
+      found.push({ seq: events[low].seq, message: refusal.message })
     }
     // One stream per model call: a step's chunks, a new stream after an error or
     // aborted finish (a step retries its call after a failed one).

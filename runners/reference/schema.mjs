@@ -29,9 +29,6 @@ function put(target, key, value) {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
-/** Data-valued keywords: their values are copied, never translated. */
-const DATA = new Set(['enum', 'const', 'default', 'examples'])
-
 /**
  * Translate a plain-dict spec into the reference's author DSL.
  * @returns {{spec: unknown, root: 'params' | 'value', missing: string[]}}
@@ -50,8 +47,8 @@ export function translateSpec(spec) {
         missing.add(`dsl:${key}`)
         continue
       }
-      if (DATA.has(key)) put(out, name, inner)
-      else if (key === 'properties') put(out, name, propertyMap(inner))
+      // Data-valued keywords (enum, const, default, examples) are copied as written.
+      if (key === 'properties') put(out, name, propertyMap(inner))
       else if (key === 'items') put(out, name, node(inner))
       else if (key === 'one_of') put(out, name, Array.isArray(inner) ? inner.map(node) : inner)
       else put(out, name, inner)
@@ -79,6 +76,11 @@ export function translateSpec(spec) {
   return { spec: translated, root: 'value', missing: [...missing] }
 }
 
+/** The reference's DSL compiler for a parameter root or a value root. */
+function compilerFor(root, tools) {
+  return root === 'params' ? tools.parameterSchemaSpecToJsonSchema : tools.valueSchemaSpecToJsonSchema
+}
+
 function refused(run) {
   try {
     run()
@@ -97,7 +99,7 @@ export function* schemaOutcomes(file, data, tools) {
     if (missing.length > 0) {
       for (const id of ids.slice(0, cases.length)) yield { id, verdict: 'skipped', why: `requires ${missing.join(', ')}` }
     } else {
-      const compile = root === 'params' ? tools.parameterSchemaSpecToJsonSchema : tools.valueSchemaSpecToJsonSchema
+      const compile = compilerFor(root, tools)
       let compiled
       let failure
       try {
@@ -142,7 +144,7 @@ export function* schemaOutcomes(file, data, tools) {
       yield { id, verdict: 'skipped', why: `requires ${missing.join(', ')}` }
       continue
     }
-    const compile = root === 'params' ? tools.parameterSchemaSpecToJsonSchema : tools.valueSchemaSpecToJsonSchema
+    const compile = compilerFor(root, tools)
     const seen = refused(() => compile(spec))
     if (seen.refused) yield { id, verdict: 'agree' }
     else yield { id, verdict: 'disagree', why: 'the reference compiles the spec' }

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..events import LOG_SUFFIXES
 from ._output import Progress, plural, render_table
 from ._report import (
     InputFile,
@@ -34,8 +35,6 @@ __all__ = [
     "render_log_results",
 ]
 
-LOG_SUFFIXES = (".jsonl", ".jsonl.zstd", ".jsonl.zst")
-"""Session log names: plain JSONL, and the reference's JSONL in zstd frames."""
 REPORT_VERSION = 1
 """The version of the ``--json`` report's layout."""
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..events import LOG_SUFFIXES
 from ._output import Progress, UsageError, plural, render_table
 from ._report import (
     InputFile,
@@ -46,10 +47,9 @@ __all__ = [
 ]
 
 LOG_PATTERN = "session*.jsonl"
-LOG_PATTERNS = (LOG_PATTERN, "session*.jsonl.zstd", "session*.jsonl.zst")
-"""The log names a folder is searched for: plain, and in zstd frames as the reference
-writes them."""
-"""The session logs a folder argument stands for."""
+LOG_PATTERNS = tuple(f"session*{suffix}" for suffix in LOG_SUFFIXES)
+"""The session logs a folder argument stands for: plain, and in zstd frames as the
+reference writes them."""
 REPORT_VERSION = 1
 """The version of the ``--json`` report's layout."""
 
@@ -83,14 +83,13 @@ class ReenactResult:
 
 def find_session_logs(arguments: Sequence[str]) -> list[InputFile]:
     """Each file as given, and every ``session*.jsonl`` (or ``.jsonl.zstd``) below each
-    folder, sorted; a
-    folder without any is a `UsageError`."""
+    folder, sorted; a folder without any is a `UsageError`."""
     found: list[InputFile] = []
     seen: set[Path] = set()
     for argument in arguments:
         files = find_inputs(
             [argument],
-            (".jsonl", ".jsonl.zstd", ".jsonl.zst"),
+            LOG_SUFFIXES,
             what="session log",
             plural_what="session logs",
             name_folders=len(arguments) > 1,
