@@ -10,6 +10,7 @@ selects it.
 """
 
 import os
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -70,6 +71,27 @@ def pytest_report_header() -> str:
         except metadata.PackageNotFoundError:
             found.append(f"{name} (not installed)")
     return "dependencies: " + ", ".join(found)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _children_share_bytecode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The processes the suite starts (pytester subprocess runs, their xdist workers,
+    the command line) share one bytecode cache for the run.
+
+    Each of them imports the package, pytest's plugins and Hypothesis, and pytest
+    rewrites the asserts of every plugin distribution it loads (Hypothesis included).
+    Without a cache, as under ``PYTHONDONTWRITEBYTECODE``, every child compiles and
+    rewrites all of it again. The cache is a ``PYTHONPYCACHEPREFIX`` tree in the run's
+    temporary directory, shared by the xdist workers, so nothing is written beside the
+    sources and it goes with pytest's temporary directories. This process itself keeps
+    the interpreter's settings.
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPYCACHEPREFIX", str(shared / "pycache"))
+        patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)
