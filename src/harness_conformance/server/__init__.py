@@ -3,8 +3,10 @@
 `LoopbackModelServer` answers ``POST /v1/chat/completions`` (and
 ``/chat/completions``) with the next entry of its script: a streamed or JSON
 completion (`TextResponse`, `ToolCallsResponse`), an HTTP error (`ErrorResponse`),
-raw bytes (`MalformedResponse`) or a stall (`HangResponse`). It records every request
-and fails `assert_consumed` when the script and the calls made do not line up::
+raw bytes (`MalformedResponse`) or a stall (`HangResponse`). It records every request,
+and in `exchanges` each response as it was sent (what `write_exchanges` of
+``harness_conformance.cassettes`` turns into a cassette), and fails `assert_consumed`
+when the script and the calls made do not line up::
 
     with LoopbackModelServer([TextResponse("PONG")]) as server:
         model = OpenAICompatibleModel("deepseek-chat", base_url=server.base_url, api_key="k")
@@ -21,6 +23,7 @@ from ._script import (
     RecordedRequest,
     Response,
     ScriptEntry,
+    ServedExchange,
     TextResponse,
     ToolCallsResponse,
 )
@@ -36,6 +39,7 @@ __all__ = [
     "RecordedRequest",
     "Response",
     "ScriptEntry",
+    "ServedExchange",
     "TextResponse",
     "ToolCallsResponse",
 ]

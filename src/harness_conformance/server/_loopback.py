@@ -19,6 +19,7 @@ import itertools
 import json
 import select
 import socket
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -38,6 +39,7 @@ from ._script import (
     RecordedRequest,
     Response,
     ScriptEntry,
+    ServedExchange,
     TextResponse,
     ToolCallsResponse,
 )
@@ -54,11 +56,34 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     owner: LoopbackModelServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that resets or times out its connection has only hung up; anything
+        else is reported as `socketserver` reports it."""
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
+
+
+class _Written:
+    """What a handler has written of the response to the request it is answering."""
+
+    def __init__(self) -> None:
+        self.status = 0
+        self.headers: list[tuple[str, str]] = []
+        self.body = bytearray()
+        self.complete = False
+
+    def start(self, status: int, headers: list[tuple[str, str]]) -> None:
+        self.status = status
+        self.headers = headers
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = _IDLE_TIMEOUT
     server: _HTTPServer
+    written: _Written | None = None
+    """The response being written, while the owner records exchanges."""
 
     def setup(self) -> None:
         super().setup()
@@ -87,32 +112,42 @@ class _Handler(BaseHTTPRequestHandler):
     def send_bytes(
         self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
     ) -> None:
-        self.send_response(status)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
+        sent = [("content-type", content_type), ("content-length", str(len(body)))]
+        self._head(status, sent + list((headers or {}).items()))
         self.wfile.write(body)
         self.wfile.flush()
+        if self.written is not None:
+            self.written.body += body
+            self.written.complete = True
 
     def start_stream(self, headers: dict[str, str]) -> None:
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream; charset=utf-8")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("transfer-encoding", "chunked")
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
+        sent = [
+            ("content-type", "text/event-stream; charset=utf-8"),
+            ("cache-control", "no-cache"),
+            ("transfer-encoding", "chunked"),
+        ]
+        self._head(200, sent + list(headers.items()))
         self.wfile.flush()
 
     def send_frame(self, frame: bytes) -> None:
         self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame))
         self.wfile.flush()
+        if self.written is not None:
+            self.written.body += frame
 
     def end_stream(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+        if self.written is not None:
+            self.written.complete = True
+
+    def _head(self, status: int, headers: list[tuple[str, str]]) -> None:
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        if self.written is not None:
+            self.written.start(status, headers)
 
 
 class LoopbackModelServer:
@@ -137,6 +172,7 @@ class LoopbackModelServer:
         self.requested_port = port
         """The port asked for; ``0`` means any free port (see `port` for the bound one)."""
         self.requests: list[RecordedRequest] = []
+        self._served: dict[int, ServedExchange] = {}
         self.problems: list[str] = []
         """Requests the script could not answer, described for `assert_consumed`."""
         self._lock = threading.Lock()
@@ -145,6 +181,7 @@ class LoopbackModelServer:
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._ids = itertools.count(1)
+        self._origin: str | None = None
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -165,6 +202,7 @@ class LoopbackModelServer:
             ) from exc
         httpd.owner = self
         self._httpd = httpd
+        self._origin = f"http://127.0.0.1:{httpd.server_address[1]}"
         self._thread = threading.Thread(
             target=httpd.serve_forever,
             kwargs={"poll_interval": 0.01},
@@ -229,6 +267,22 @@ class LoopbackModelServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:<port>``, where the requests went; known from `start` on,
+        and still after `stop` (what `write_exchanges` needs)."""
+        if self._origin is None:
+            raise RuntimeError("the LoopbackModelServer has not been started")
+        return self._origin
+
+    @property
+    def exchanges(self) -> list[ServedExchange]:
+        """Every answered request with the response written for it, in the order the
+        requests arrived. A handler finishes its record after the client has read the
+        last byte, so read this after `stop`, which waits for the handlers."""
+        with self._lock:
+            return [self._served[number] for number in sorted(self._served)]
+
+    @property
     def remaining(self) -> int:
         """Script entries not yet played."""
         return max(0, len(self.script) - len(self.requests))
@@ -283,6 +337,22 @@ class LoopbackModelServer:
         with self._lock:
             self.requests.append(request)
             number = len(self.requests)
+        written = handler.written = _Written()
+        try:
+            self._reply(handler, request, number)
+        finally:
+            handler.written = None
+            exchange = ServedExchange(
+                request=request,
+                status=written.status,
+                headers=tuple(written.headers),
+                body=bytes(written.body),
+                complete=written.complete,
+            )
+            with self._lock:
+                self._served[number] = exchange
+
+    def _reply(self, handler: _Handler, request: RecordedRequest, number: int) -> None:
         if writer_for(request.path) is None:
             self._problem(handler, f"request {number} went to unknown path {request.path!r}")
             return

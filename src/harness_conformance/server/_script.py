@@ -22,6 +22,7 @@ __all__ = [
     "RecordedRequest",
     "Response",
     "ScriptEntry",
+    "ServedExchange",
     "TextResponse",
     "ToolCallsResponse",
 ]
@@ -51,6 +52,25 @@ class RecordedRequest:
     def streamed(self) -> bool:
         """Whether the client asked for server-sent events (``"stream": true``)."""
         return isinstance(self.body, dict) and self.body.get("stream") is True
+
+
+@dataclass(frozen=True)
+class ServedExchange:
+    """One request and the response the server wrote for it, as it went on the wire."""
+
+    request: RecordedRequest
+    """What was asked."""
+    status: int
+    """The HTTP status sent (500 for a request the script could not answer)."""
+    headers: tuple[tuple[str, str], ...]
+    """The response headers the server set, in the order sent (not the ones
+    `http.server` adds itself, such as ``date`` and ``server``)."""
+    body: bytes = field(repr=False)
+    """The body as the client read it: a JSON document, or the server-sent events of a
+    stream with the chunked transfer encoding taken off."""
+    complete: bool
+    """Whether the response ended as a response should; False for a stall and for a
+    client that hung up while it was being written."""
 
 
 @dataclass(frozen=True, kw_only=True)
