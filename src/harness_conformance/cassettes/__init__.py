@@ -4,7 +4,9 @@
 is in the harness_conformance format, scrubbed of credentials, checked for leftover
 secrets and written atomically. `use_cassette` records or replays a block with our
 matcher, readable misses, unplayed-interaction checks and the offline guard.
-`replay_foreign` plays any recorded chat-completions traffic through the loop. The
+`replay_foreign` plays any recorded chat-completions traffic through the loop, and
+`write_exchanges` writes the traffic a server of this library answered (a client in
+another process or language) as a cassette. The
 guides are ``docs/cassettes.md`` and ``docs/foreign-cassettes.md``.
 
 Cassettes are read as untrusted input: YAML aliases may add at most `ALIAS_BUDGET` to a
@@ -15,6 +17,7 @@ raised with an environment variable; see the guide).
 from ..parsing._yaml import ALIAS_BUDGET
 from . import _format as serializer
 from ._decompress import MAX_BODY_BYTES
+from ._exchanges import Exchange, ExchangeRequest, write_exchanges
 from ._format import (
     FORMAT_VERSION,
     KEPT_REQUEST_HEADERS,
@@ -85,6 +88,8 @@ __all__ = [
     "SERIALIZER_NAME",
     "CassettePersister",
     "CassetteUse",
+    "Exchange",
+    "ExchangeRequest",
     "ForeignReplay",
     "ForeignSession",
     "Interaction",
@@ -119,4 +124,5 @@ __all__ = [
     "unused_error",
     "use_cassette",
     "write_atomically",
+    "write_exchanges",
 ]
