@@ -5,8 +5,9 @@ read in chat-completions terms first (`harness_conformance.wire.ChatRequest`). A
 request that continues a response the server kept (``previous_response_id`` naming the
 response of the call before it) is read as that call's messages, the assistant message
 its outcome streamed, and the new messages (leading system messages left out, since
-the server already has them). Each request is compared with the one before it
-(``previous``), whose recorded outcome is known:
+the server already has them). Each request is compared with the last request of each
+session found so far (``previous``, whose recorded outcome is known), the latest
+session first, and joins the first it continues:
 
 - When ``previous`` asked for tools, the request continues the turn (the next step)
   if its messages extend ``previous``'s with at least one more message.
@@ -16,6 +17,10 @@ the server already has them). Each request is compared with the one before it
   messages extend ``previous``'s and the added ones include a user message, whose text
   is the prompt (several are joined by blank lines).
 - Anything else starts a new session.
+
+So requests of other conversations sent in between (a client's side request for a
+session title, a second session run at the same time) never split a session: each
+conversation is one session, however its requests interleave with others.
 
 A session's first request gives the system text (its leading ``system``/``developer``
 messages), the prompt (its last user message), the history before that prompt, the
@@ -302,23 +307,28 @@ def plan_sessions(
     terms, its outcome and the name of its wire format."""
     chat = _messages(interactions, requests, outcomes)
     plans: list[SessionPlan] = []
-    previous: Interaction | None = None
     for interaction in interactions:
         index = interaction.index
-        plan = plans[-1] if plans else None
-        if (
-            plan is None
-            or previous is None
-            or plan.wire != wires[index]
-            or not _continue(
-                plan, chat[previous.index], outcomes[previous.index], interaction, chat[index]
-            )
-        ):
+        plan = next(
+            (
+                open_plan
+                for open_plan in reversed(plans)
+                if open_plan.wire == wires[index]
+                and _continue(
+                    open_plan,
+                    chat[open_plan.interactions[-1]],
+                    outcomes[open_plan.interactions[-1]],
+                    interaction,
+                    chat[index],
+                )
+            ),
+            None,
+        )
+        if plan is None:
             request = ChatRequest(**{**vars(requests[index]), "messages": chat[index]})
             plan = _new_session(interaction, request, wires[index])
             plans.append(plan)
         _add_tools(plan, requests[index])
-        previous = interaction
     for plan in plans:
         _outputs(plan, chat, outcomes)
         for turn in plan.turns:
