@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
         "docs/getting-started.md",
         "docs/replay.md",
         "docs/snapshots.md",
+        "docs/models.md",
     ],
 )
 def test_python_examples_run(doc: str, monkeypatch: pytest.MonkeyPatch) -> None:

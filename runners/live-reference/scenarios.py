@@ -1,0 +1,256 @@
+"""The scenarios the released reference command line is run through, headless.
+
+Each scenario is one task for ``dsh --profile headless`` and the replies a
+`LoopbackModelServer` gives the requests of its session, in order. The command line
+also asks, beside its first model call, for a title for the session (a request without
+tools whose system text asks for a concise title); `Router` answers those apart, so a
+scenario's replies are only the ones its session's turn reads.
+
+``ending`` is the turn ending the reference must log, and ``exit_code`` the status the
+command line must exit with. ``files`` are written into the working folder first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness_conformance.server import (
+    ErrorResponse,
+    MalformedResponse,
+    RecordedRequest,
+    Response,
+    TextResponse,
+    ToolCallsResponse,
+)
+
+NOTES = "hello from notes.txt\n"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One run of the command line against the loopback server."""
+
+    name: str
+    task: str
+    replies: tuple[Response, ...]
+    ending: Mapping[str, Any]
+    """The logged turn ending: ``{"kind": "completed"}``, ``{"kind": "error", "code":
+    ...}`` (the code of the error reason) or ``{"kind": "max-tokens"}``."""
+    exit_code: int = 0
+    stdout: str | None = None
+    """Text the printed answer must contain."""
+    files: Mapping[str, str] = field(default_factory=lambda: {"notes.txt": NOTES})
+    made: Mapping[str, str] = field(default_factory=dict)
+    """Files the run must leave in the working folder, with their text."""
+
+
+def _call(name: str, arguments: str, call_id: str = "call_1") -> tuple[str, str, str]:
+    return (call_id, name, arguments)
+
+
+COMPLETED = {"kind": "completed"}
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("text", "Say PONG.", (TextResponse("PONG"),), COMPLETED, stdout="PONG"),
+    Scenario(
+        "reasoning",
+        "Think, then say PONG.",
+        (
+            TextResponse(
+                "PONG", reasoning="The user wants the word PONG.", usage_in_final_chunk=True
+            ),
+        ),
+        COMPLETED,
+        stdout="PONG",
+    ),
+    Scenario(
+        "read-a-file",
+        "What does notes.txt say?",
+        (
+            ToolCallsResponse([_call("read", '{"file_path": "notes.txt"}')]),
+            TextResponse("It says hello."),
+        ),
+        COMPLETED,
+        stdout="It says hello.",
+    ),
+    Scenario(
+        "write-a-file",
+        "Write out.txt.",
+        (
+            ToolCallsResponse(
+                [_call("write", '{"file_path": "out.txt", "content": "written by the model\\n"}')]
+            ),
+            TextResponse("Wrote out.txt."),
+        ),
+        COMPLETED,
+        made={"out.txt": "written by the model\n"},
+    ),
+    Scenario(
+        "edit-a-file",
+        "Change hello to goodbye in notes.txt.",
+        (
+            ToolCallsResponse([_call("read", '{"file_path": "notes.txt"}')]),
+            ToolCallsResponse(
+                [
+                    _call(
+                        "edit",
+                        '{"file_path": "notes.txt", "old_string": "hello", '
+                        '"new_string": "goodbye"}',
+                        "call_2",
+                    )
+                ]
+            ),
+            TextResponse("Done."),
+        ),
+        COMPLETED,
+        made={"notes.txt": "goodbye from notes.txt\n"},
+    ),
+    Scenario(
+        "run-a-command",
+        "Show the working folder.",
+        (
+            ToolCallsResponse(
+                [_call("bash", '{"command": "cat notes.txt", "description": "Show the notes"}')]
+            ),
+            TextResponse("Shown."),
+        ),
+        COMPLETED,
+    ),
+    Scenario(
+        "parallel-calls",
+        "Read notes.txt and list the text files.",
+        (
+            ToolCallsResponse(
+                [
+                    _call("read", '{"file_path": "notes.txt"}'),
+                    _call("glob", '{"pattern": "*.txt"}', "call_2"),
+                ],
+                interleave=True,
+            ),
+            TextResponse("Both done."),
+        ),
+        COMPLETED,
+    ),
+    Scenario(
+        "invalid-arguments",
+        "Read a file.",
+        (
+            ToolCallsResponse([_call("read", '{"file_path": 42}')]),
+            ToolCallsResponse([_call("read", '{"file_path": "notes.txt"}', "call_2")]),
+            TextResponse("Read it on the second try."),
+        ),
+        COMPLETED,
+    ),
+    Scenario(
+        "malformed-arguments",
+        "Read a file.",
+        (
+            ToolCallsResponse([_call("read", '{"file_path": "notes.txt"')]),
+            TextResponse("The call was cut short."),
+        ),
+        COMPLETED,
+    ),
+    Scenario(
+        "missing-file",
+        "Read nope.txt.",
+        (
+            ToolCallsResponse([_call("read", '{"file_path": "nope.txt"}')]),
+            TextResponse("There is no such file."),
+        ),
+        COMPLETED,
+    ),
+    Scenario(
+        "unknown-tool",
+        "Use a tool that does not exist.",
+        (
+            ToolCallsResponse([_call("no_such_tool", "{}")]),
+            TextResponse("That tool does not exist."),
+        ),
+        COMPLETED,
+    ),
+    Scenario(
+        "rate-limited",
+        "Say PONG.",
+        (ErrorResponse(429, headers={"retry-after": "1"}), TextResponse("PONG after the wait")),
+        COMPLETED,
+        stdout="PONG after the wait",
+    ),
+    Scenario(
+        "server-errors-until-the-budget-runs-out",
+        "Say PONG.",
+        tuple(ErrorResponse(500) for _ in range(6)),
+        {"kind": "error", "code": "SERVER"},
+        exit_code=1,
+    ),
+    Scenario(
+        "unauthorized",
+        "Say PONG.",
+        (ErrorResponse(401),),
+        {"kind": "error", "code": "AUTH"},
+        exit_code=1,
+    ),
+    Scenario(
+        "max-tokens",
+        "Write a long story.",
+        (TextResponse("Once upon a", finish_reason="length"),),
+        {"kind": "max-tokens"},
+        exit_code=1,
+    ),
+    Scenario(
+        "content-filter",
+        "Say something the filter stops.",
+        (TextResponse("I cannot", finish_reason="content_filter"),),
+        {"kind": "error", "code": "CONTENT_FILTER"},
+        exit_code=1,
+    ),
+    Scenario(
+        "empty-reply-retried",
+        "Say PONG.",
+        (TextResponse(""), TextResponse("PONG on the second call")),
+        COMPLETED,
+        stdout="PONG on the second call",
+    ),
+    Scenario(
+        "malformed-stream",
+        "Say PONG.",
+        (MalformedResponse(b"data: {not json\n\n"),),
+        {"kind": "error", "code": "MALFORMED_RESPONSE"},
+        exit_code=1,
+    ),
+)
+
+TITLE_PROMPT = "Create a concise title"
+"""How the system text of the command line's title request starts."""
+
+
+def is_title_request(request: RecordedRequest) -> bool:
+    """Whether ``request`` is the command line's side request for a session title."""
+    body = request.body if isinstance(request.body, dict) else {}
+    messages = body.get("messages") or [{}]
+    first = messages[0] if isinstance(messages[0], dict) else {}
+    return not body.get("tools") and str(first.get("content") or "").startswith(TITLE_PROMPT)
+
+
+class Router:
+    """A script entry that answers title requests with a title and every other request
+    with the scenario's next reply; `script` gives it once per expected request, so the
+    server's `assert_consumed` fails on a request too many or too few."""
+
+    def __init__(self, scenario: Scenario, titles: int = 1) -> None:
+        self.replies = list(scenario.replies)
+        self.titles = titles
+        self.asked: list[str] = []
+
+    def __call__(self, request: RecordedRequest) -> Response:
+        if is_title_request(request):
+            self.asked.append("title")
+            return TextResponse("A title")
+        self.asked.append("turn")
+        if not self.replies:
+            return ErrorResponse(599, {"error": {"message": "the scenario has no more replies"}})
+        return self.replies.pop(0)
+
+    def script(self) -> list[Router]:
+        return [self] * (len(self.replies) + self.titles)

