@@ -85,15 +85,15 @@ def test_a_call_without_an_id_gets_one_from_its_block() -> None:
     assert out[-1] == FinishChunk(reason={"kind": "tool-calls"})
 
 
-def test_a_name_arriving_late_is_sent_once() -> None:
+def test_a_name_arriving_late_is_carried_from_then_on() -> None:
     out = run(
         delta(tool_calls=[call(0, "a", None, "")]),
         delta(tool_calls=[call(0, None, "f", "{")]),
-        delta(tool_calls=[call(0, None, "f", "}")]),
+        delta(tool_calls=[call(0, None, "g", "}")]),
         delta("tool_calls"),
     )
     deltas = [c for c in out if isinstance(c, ToolCallDeltaChunk)]
-    assert [(d.name, d.arguments_delta) for d in deltas] == [(None, ""), ("f", "{"), (None, "}")]
+    assert [(d.name, d.arguments_delta) for d in deltas] == [(None, ""), ("f", "{"), ("f", "}")]
 
 
 def test_a_call_that_never_gets_a_name_is_malformed() -> None:

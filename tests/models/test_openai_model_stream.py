@@ -87,7 +87,9 @@ async def test_parallel_tool_calls_split_across_chunks() -> None:
         expected.append(BlockStartChunk(index=index, block_type="tool-call"))
         expected.append(ToolCallDeltaChunk(index=index, id=call_id, name=name, arguments_delta=""))
         expected += [
-            ToolCallDeltaChunk(index=index, id=call_id, arguments_delta=arguments[i : i + 6])
+            ToolCallDeltaChunk(
+                index=index, id=call_id, name=name, arguments_delta=arguments[i : i + 6]
+            )
             for i in range(0, len(arguments), 6)
         ]
     expected += [call_block(i, *call) for i, call in enumerate(calls)]
@@ -103,11 +105,11 @@ async def test_interleaved_tool_calls_keep_their_blocks() -> None:
         ToolCallDeltaChunk(index=0, id="call_a", name="f", arguments_delta=""),
         BlockStartChunk(index=1, block_type="tool-call"),
         ToolCallDeltaChunk(index=1, id="call_b", name="g", arguments_delta=""),
-        ToolCallDeltaChunk(index=0, id="call_a", arguments_delta='{"x"'),
-        ToolCallDeltaChunk(index=1, id="call_b", arguments_delta='{"y"'),
-        ToolCallDeltaChunk(index=0, id="call_a", arguments_delta=": 1}"),
-        ToolCallDeltaChunk(index=1, id="call_b", arguments_delta=": 22"),
-        ToolCallDeltaChunk(index=1, id="call_b", arguments_delta="}"),
+        ToolCallDeltaChunk(index=0, id="call_a", name="f", arguments_delta='{"x"'),
+        ToolCallDeltaChunk(index=1, id="call_b", name="g", arguments_delta='{"y"'),
+        ToolCallDeltaChunk(index=0, id="call_a", name="f", arguments_delta=": 1}"),
+        ToolCallDeltaChunk(index=1, id="call_b", name="g", arguments_delta=": 22"),
+        ToolCallDeltaChunk(index=1, id="call_b", name="g", arguments_delta="}"),
         call_block(0, "call_a", "f", '{"x": 1}'),
         call_block(1, "call_b", "g", '{"y": 22}'),
         UsageChunk(usage=USAGE),
@@ -122,7 +124,7 @@ async def test_text_before_tool_calls() -> None:
         TextDeltaChunk(index=0, text="Listing."),
         BlockStartChunk(index=1, block_type="tool-call"),
         ToolCallDeltaChunk(index=1, id="c1", name="ls", arguments_delta=""),
-        ToolCallDeltaChunk(index=1, id="c1", arguments_delta="{}"),
+        ToolCallDeltaChunk(index=1, id="c1", name="ls", arguments_delta="{}"),
         text_block(0, "Listing."),
         call_block(1, "c1", "ls", "{}"),
         UsageChunk(usage=USAGE),

@@ -11,7 +11,8 @@ call. The rules:
   precedes the block's first delta.
 - Tool calls are tracked by their wire ``index``; the id and name usually arrive only
   on a call's first delta and are carried onto every `ToolCallDeltaChunk`, the name
-  only on the delta that brought it. A call's first delta is emitted even when its
+  from the delta that brought it on, as the reference's DeepSeek adapter and the logs
+  of its command line carry it. A call's first delta is emitted even when its
   argument text is empty. A new id on a known index starts a new call (some servers
   number every call 0); a call without an id gets ``call_<block index>``.
 - At the end every open block closes in index order with its complete content, then
@@ -250,7 +251,7 @@ class ChatStreamAssembler:
         if is_new or new_name or arguments:
             out.append(
                 ToolCallDeltaChunk(
-                    index=call.index, id=call.id, name=new_name, arguments_delta=arguments
+                    index=call.index, id=call.id, name=call.name or None, arguments_delta=arguments
                 )
             )
         return out
