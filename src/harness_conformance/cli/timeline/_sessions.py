@@ -58,6 +58,7 @@ from ._model import (
     UserEntry,
     blocks_text,
 )
+from ._plugin_events import plugin_summary
 from ._setup import log_setup, request_tools
 
 __all__ = ["timeline_of_log", "timeline_of_replay"]
@@ -173,7 +174,9 @@ class _Builder:
                 return
             entry = result
         elif isinstance(event, OpaqueEvent):
-            entry = OtherEntry(seq=seq, type=event.type, summary=_opaque_summary(event))
+            entry = OtherEntry(
+                seq=seq, type=event.type, summary=plugin_summary(event.type, event.raw.get("data"))
+            )
         else:
             entry = OtherEntry(seq=seq, type=event.type, summary="")
         if entry.violations is not found:
@@ -187,14 +190,6 @@ def _result_text(message: dict[str, Any]) -> str:
         if isinstance(block, dict) and block.get("type") == "tool-result":
             parts.append(blocks_text(block.get("content")))
     return "".join(parts)
-
-
-def _opaque_summary(event: OpaqueEvent) -> str:
-    data = event.raw.get("data")
-    if not isinstance(data, dict):
-        return ""
-    keys = ", ".join(sorted(str(key) for key in data)[:6])
-    return f"data keys: {keys}" if keys else ""
 
 
 def _model_of(events: tuple[DurableEvent, ...]) -> str | None:
