@@ -164,11 +164,18 @@ def run_scenario(scenario: Any, installed: Path, folder: Path, scenarios: Module
     work = folder / "work"
     for sub in ("user", "dsh-home", "tmp", "work"):
         (folder / sub).mkdir(parents=True)
-    for name, text in scenario.files.items():
-        (work / name).write_text(text, encoding="utf-8")
+    for name, content in scenario.files.items():
+        if isinstance(content, bytes):
+            (work / name).write_bytes(content)
+        else:
+            (work / name).write_text(content, encoding="utf-8")
     router = scenarios.Router(scenario)
     node = installed / NODE
-    command = [str(node), str(installed / DSH), "--profile", "headless", scenario.task]
+    command = [str(node), str(installed / DSH), "--profile", "headless"]
+    if scenario.patch is not None:
+        (folder / "profile.patch.yml").write_text(scenario.patch, encoding="utf-8")
+        command += ["--patch", str(folder / "profile.patch.yml")]
+    command.append(scenario.task)
     with LoopbackModelServer(router.script()) as server:
         try:
             run = subprocess.run(

@@ -12,6 +12,8 @@ command line must exit with. ``files`` are written into the working folder first
 
 from __future__ import annotations
 
+import struct
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +30,23 @@ from harness_conformance.server import (
 NOTES = "hello from notes.txt\n"
 
 
+def _png(width: int, height: int) -> bytes:
+    """A valid PNG of one colour, for the image tool to read."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\x20\x80\xc0" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
 @dataclass(frozen=True)
 class Scenario:
     """One run of the command line against the loopback server."""
@@ -41,9 +60,11 @@ class Scenario:
     exit_code: int = 0
     stdout: str | None = None
     """Text the printed answer must contain."""
-    files: Mapping[str, str] = field(default_factory=lambda: {"notes.txt": NOTES})
+    files: Mapping[str, str | bytes] = field(default_factory=lambda: {"notes.txt": NOTES})
     made: Mapping[str, str] = field(default_factory=dict)
     """Files the run must leave in the working folder, with their text."""
+    patch: str | None = None
+    """A patch of the command line's profile (YAML), passed with ``--patch``."""
 
 
 def _call(name: str, arguments: str, call_id: str = "call_1") -> tuple[str, str, str]:
@@ -51,6 +72,17 @@ def _call(name: str, arguments: str, call_id: str = "call_1") -> tuple[str, str,
 
 
 COMPLETED = {"kind": "completed"}
+
+VISION_MODEL = """\
+- id: llm-deepseek
+  config:
+    models:
+      - id: deepseek-v4-flash
+        name: DeepSeek-V4-Flash
+        inputModalities: [text, image]
+"""
+"""A profile patch that declares the session's model as one that takes images, so the
+reference's image tool returns the image to the model as an image block."""
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("text", "Say PONG.", (TextResponse("PONG"),), COMPLETED, stdout="PONG"),
@@ -74,6 +106,17 @@ SCENARIOS: tuple[Scenario, ...] = (
         ),
         COMPLETED,
         stdout="It says hello.",
+    ),
+    Scenario(
+        "read-an-image",
+        "What is in picture.png?",
+        (
+            ToolCallsResponse([_call("read_image", '{"file_path": "picture.png"}')]),
+            TextResponse("A blue square."),
+        ),
+        COMPLETED,
+        files={"picture.png": _png(8, 8)},
+        patch=VISION_MODEL,
     ),
     Scenario(
         "write-a-file",

@@ -61,7 +61,10 @@ def test_the_scenarios_cover_what_the_live_runs_must(scenarios: ModuleType) -> N
     calls = [c for reply in replies if isinstance(reply, ToolCallsResponse) for c in reply.calls]
     assert any(len(reply.calls) > 1 for reply in replies if isinstance(reply, ToolCallsResponse))
     tools = {name for _, name, _ in calls}
-    assert {"read", "write", "edit", "bash", "glob", "no_such_tool"} <= tools
+    assert {"read", "write", "edit", "bash", "glob", "read_image", "no_such_tool"} <= tools
+    [image] = [scenario for scenario in chosen if scenario.patch is not None]
+    assert yaml.safe_load(image.patch)[0]["id"] == "llm-deepseek"
+    assert any(isinstance(content, bytes) for content in image.files.values())
     assert any(not _parses(arguments) for _, _, arguments in calls)
     assert any(isinstance(reply, TextResponse) and reply.reasoning for reply in replies)
     assert any(isinstance(reply, TextResponse) and reply.text == "" for reply in replies)

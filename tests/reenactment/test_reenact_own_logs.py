@@ -4,6 +4,8 @@ loses nothing the comparison looks at. Also the layering rule of the part."""
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +13,16 @@ from typing import Any
 import anyio
 import pytest
 
-from harness_conformance import Agent, LlmFailure, define_tool, tool, write_session_log
+from harness_conformance import (
+    Agent,
+    LlmFailure,
+    ToolExecutionResult,
+    define_tool,
+    read_session_log,
+    tool,
+    write_session_log,
+)
+from harness_conformance.events import ToolResultEvent
 from harness_conformance.models import (
     Fail,
     Hang,
@@ -21,6 +32,7 @@ from harness_conformance.models import (
     tool_calls_reply,
 )
 from harness_conformance.reenactment import reenact
+from harness_conformance.reenactment._compare import first_difference, normalised_stream
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "harness_conformance" / "reenactment"
 
@@ -112,3 +124,58 @@ def test_the_part_imports_no_cli_cassettes_or_plugin() -> None:
             for name in names:
                 parts = name.replace("harness_conformance.", "").lstrip(".").split(".")
                 assert not any(p.startswith(FORBIDDEN) for p in parts), f"{module.name}: {name}"
+
+
+IMAGE = {
+    "type": "image",
+    "attachment": {"attachmentId": "sha256:ab12", "mediaType": "image/png", "bytes": 74},
+}
+
+
+class AttachesAnImage:
+    """A listener that puts an image block beside the text of every ``look`` result, as
+    the reference's image tool logs what it read."""
+
+    def post_execute(self, call: Any, result: ToolExecutionResult) -> ToolExecutionResult:
+        return dataclasses.replace(result, blocks=(IMAGE,)) if call.name == "look" else result
+
+
+def _image_log(tmp_path: Path) -> tuple[Path, list[Any]]:
+    look = define_tool("look", "Reads an image.", None, lambda: "picture.png, 8x8 px")
+    script = [tool_calls_reply([("c1", "look", "{}")]), text_reply("a blue square")]
+    agent = Agent(ScriptedModel(script), [look], invariants="strict", sleep=_no_wait)
+    agent.tools.add_listener(AttachesAnImage())
+    anyio.run(agent.run, "what is in the picture?")
+    path = tmp_path / "session.jsonl"
+    write_session_log(path, agent.events)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return path, rows
+
+
+def test_a_tool_result_with_an_image_block_re_enacts_identically(tmp_path: Path) -> None:
+    path, rows = _image_log(tmp_path)
+    [result] = [row for row in rows if row.get("type") == "tool/result"]
+    blocks = result["data"]["message"]["content"][0]["content"]
+    assert blocks == [{"type": "text", "text": "picture.png, 8x8 px"}, IMAGE]
+    outcome = reenact(path)
+    assert outcome.verdict == "identical", outcome.detail
+    [ours] = [event for event in outcome.events if isinstance(event, ToolResultEvent)]
+    assert ours.message["content"][0]["content"][1] == IMAGE
+
+
+def test_the_comparison_sees_a_missing_image_block(tmp_path: Path) -> None:
+    path, _ = _image_log(tmp_path)
+    events = read_session_log(path).events
+    stripped = []
+    for event in events:
+        if isinstance(event, ToolResultEvent):
+            message = json.loads(json.dumps(event.message))
+            del message["content"][0]["content"][1]
+            event = dataclasses.replace(event, message=message)
+        stripped.append(event)
+    found = first_difference(normalised_stream(events), normalised_stream(stripped))
+    assert found is not None
+    _, recorded, ours = found
+    assert recorded is not None
+    assert ours is not None
+    assert recorded.event["type"] == ours.event["type"] == "tool/result"

@@ -321,7 +321,10 @@ class Turn:
                 {
                     "type": "tool-result",
                     "toolCallId": call.id,
-                    "content": [{"type": "text", "text": result.content}],
+                    "content": [
+                        {"type": "text", "text": result.content},
+                        *(dict(block) for block in result.blocks),
+                    ],
                     "isError": result.is_error,
                 }
             ],

@@ -5,7 +5,9 @@ permissive schema (any object), so our validation does not stand between a recor
 call and its recorded result. The body answers with the ``tool/result`` recorded for
 the running call (matched by call id): the recorded text on success; on error an
 exception that our registry renders back into the recorded result (``"Error: "`` and
-the message, the recorded ``{name, code}``). Two results are our registry's own
+the message, the recorded ``{name, code}``). Blocks of a recorded result other than
+text (an image a tool read) are put back beside the text by a ``post_execute``
+listener. Two results are our registry's own
 behaviour and are left to it: a name whose every result is ``UNKNOWN_TOOL`` is not
 registered, and a recorded ``INVALID_ARGS`` is raised as our `ToolArgsError` with the
 recorded violations. A call without a recorded result fails with a message that says so.
@@ -24,6 +26,7 @@ with a message that says so.
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,7 +40,7 @@ from ..events import (
     ToolCallEvent,
     ToolResultEvent,
 )
-from ..tools import ToolCall, ToolRegistry
+from ..tools import ToolCall, ToolExecutionResult, ToolRegistry
 
 __all__ = ["NoRecordedResult", "RecordedToolError", "build_tools", "concurrent_tools"]
 
@@ -81,6 +84,18 @@ def _text(result: ToolResultEvent) -> str:
     return ""
 
 
+def _blocks(result: ToolResultEvent) -> tuple[dict[str, Any], ...]:
+    """The blocks of the result's ``tool-result`` block that are not text (an image)."""
+    for block in result.message.get("content") or ():
+        if isinstance(block, dict) and block.get("type") == "tool-result":
+            parts = block.get("content")
+            if isinstance(parts, list):
+                return tuple(
+                    part for part in parts if isinstance(part, dict) and part.get("type") != "text"
+                )
+    return ()
+
+
 def _code(result: ToolResultEvent) -> str | None:
     code = (result.error or {}).get("code")
     return code if isinstance(code, str) else None
@@ -101,6 +116,12 @@ class _Recorded:
 
     def pre_execute(self, call: ToolCall) -> None:
         _RUNNING.set(call.id)
+
+    def post_execute(self, call: ToolCall, result: ToolExecutionResult) -> ToolExecutionResult:
+        """The result with the recorded blocks beside its text (an image), if any."""
+        recorded = self.results.get(call.id)
+        blocks = _blocks(recorded) if recorded is not None else ()
+        return dataclasses.replace(result, blocks=blocks) if blocks else result
 
     async def answer(self, **_: Any) -> str:
         call_id = _RUNNING.get(None)

@@ -62,6 +62,10 @@ class ToolExecutionResult:
     """``{"name", "code"}`` when the failure was a `HarnessError`, else None."""
     value: Any = None
     """The tool's return value on success."""
+    blocks: tuple[Mapping[str, Any], ...] = ()
+    """Content blocks the result carries after its text, such as an image a tool read
+    (``{"type": "image", ...}``): logged in the ``tool/result`` message after the text
+    block. A ``post_execute`` listener adds them; the model's request carries the text."""
 
 
 def _failure(call: ToolCall, exc: Exception) -> ToolExecutionResult:
