@@ -65,6 +65,11 @@ class Scenario:
     """Files the run must leave in the working folder, with their text."""
     patch: str | None = None
     """A patch of the command line's profile (YAML), passed with ``--patch``."""
+    compactions: int = 0
+    """Requests the command line makes to compact the context, answered with a summary."""
+    not_reenactable: str | None = None
+    """The reason re-enactment must give, for a log that uses a feature our loop lacks;
+    None when it must re-enact ``identical``."""
 
 
 def _call(name: str, arguments: str, call_id: str = "call_1") -> tuple[str, str, str]:
@@ -72,6 +77,20 @@ def _call(name: str, arguments: str, call_id: str = "call_1") -> tuple[str, str,
 
 
 COMPLETED = {"kind": "completed"}
+
+SMALL_CONTEXT = """\
+- id: llm-deepseek
+  config:
+    models:
+      - id: deepseek-v4-flash
+        name: DeepSeek-V4-Flash
+        contextWindow: 16000
+"""
+"""A profile patch that gives the session's model a context window eight files of
+about 7,000 characters fill past the compaction threshold (80 %)."""
+
+SUMMARY = "The user asked to read eight files; all eight were read."
+"""The summary the compaction requests are answered with."""
 
 VISION_MODEL = """\
 - id: llm-deepseek
@@ -117,6 +136,22 @@ SCENARIOS: tuple[Scenario, ...] = (
         COMPLETED,
         files={"picture.png": _png(8, 8)},
         patch=VISION_MODEL,
+    ),
+    Scenario(
+        "compaction-then-a-retried-step",
+        "Read the eight parts.",
+        (
+            ToolCallsResponse(
+                [_call("read", f'{{"file_path": "part{n}.txt"}}', f"call_{n}") for n in range(8)]
+            ),
+            ErrorResponse(429, headers={"retry-after": "0"}),
+            TextResponse("All eight parts are read."),
+        ),
+        COMPLETED,
+        files={f"part{n}.txt": f"a line of part {n} with words to count\n" * 180 for n in range(8)},
+        patch=SMALL_CONTEXT,
+        compactions=2,
+        not_reenactable="compaction",
     ),
     Scenario(
         "write-a-file",
@@ -267,6 +302,9 @@ SCENARIOS: tuple[Scenario, ...] = (
 TITLE_PROMPT = "Create a concise title"
 """How the system text of the command line's title request starts."""
 
+COMPACTION_PROMPT = "You are now acting as a compaction engine"
+"""How the last message of the command line's request to compact the context starts."""
+
 
 def is_title_request(request: RecordedRequest) -> bool:
     """Whether ``request`` is the command line's side request for a session title."""
@@ -276,24 +314,37 @@ def is_title_request(request: RecordedRequest) -> bool:
     return not body.get("tools") and str(first.get("content") or "").startswith(TITLE_PROMPT)
 
 
+def is_compaction_request(request: RecordedRequest) -> bool:
+    """Whether ``request`` asks the model to summarise the session to compact it."""
+    body = request.body if isinstance(request.body, dict) else {}
+    messages = body.get("messages") or [{}]
+    last = messages[-1] if isinstance(messages[-1], dict) else {}
+    return str(last.get("content") or "").startswith(COMPACTION_PROMPT)
+
+
 class Router:
-    """A script entry that answers title requests with a title and every other request
-    with the scenario's next reply; `script` gives it once per expected request, so the
-    server's `assert_consumed` fails on a request too many or too few."""
+    """A script entry that answers title requests with a title, compaction requests with
+    a summary and every other request with the scenario's next reply; `script` gives it
+    once per expected request, so the server's `assert_consumed` fails on a request too
+    many or too few."""
 
     def __init__(self, scenario: Scenario, titles: int = 1) -> None:
         self.replies = list(scenario.replies)
         self.titles = titles
+        self.compactions = scenario.compactions
         self.asked: list[str] = []
 
     def __call__(self, request: RecordedRequest) -> Response:
         if is_title_request(request):
             self.asked.append("title")
             return TextResponse("A title")
+        if is_compaction_request(request):
+            self.asked.append("compaction")
+            return TextResponse(SUMMARY)
         self.asked.append("turn")
         if not self.replies:
             return ErrorResponse(599, {"error": {"message": "the scenario has no more replies"}})
         return self.replies.pop(0)
 
     def script(self) -> list[Router]:
-        return [self] * (len(self.replies) + self.titles)
+        return [self] * (len(self.replies) + self.titles + self.compactions)

@@ -62,9 +62,12 @@ def test_the_scenarios_cover_what_the_live_runs_must(scenarios: ModuleType) -> N
     assert any(len(reply.calls) > 1 for reply in replies if isinstance(reply, ToolCallsResponse))
     tools = {name for _, name, _ in calls}
     assert {"read", "write", "edit", "bash", "glob", "read_image", "no_such_tool"} <= tools
-    [image] = [scenario for scenario in chosen if scenario.patch is not None]
+    image, compacted = [scenario for scenario in chosen if scenario.patch is not None]
     assert yaml.safe_load(image.patch)[0]["id"] == "llm-deepseek"
     assert any(isinstance(content, bytes) for content in image.files.values())
+    assert compacted.compactions > 0
+    assert compacted.not_reenactable == "compaction"
+    assert ErrorResponse(429, headers={"retry-after": "0"}) in compacted.replies
     assert any(not _parses(arguments) for _, _, arguments in calls)
     assert any(isinstance(reply, TextResponse) and reply.reasoning for reply in replies)
     assert any(isinstance(reply, TextResponse) and reply.text == "" for reply in replies)
@@ -109,6 +112,24 @@ def test_the_router_answers_title_requests_apart(scenarios: ModuleType) -> None:
     assert isinstance(leftover, ErrorResponse)
     assert leftover.status == 599
     assert router.asked == ["turn", "title", "turn"]
+
+
+def test_the_router_answers_compaction_requests_with_the_summary(scenarios: ModuleType) -> None:
+    [scenario] = [s for s in scenarios.SCENARIOS if s.compactions]
+    router = scenarios.Router(scenario)
+    assert len(router.script()) == len(scenario.replies) + 1 + scenario.compactions
+    compact = {
+        "model": "m",
+        "tools": [{}],
+        "messages": [
+            {"role": "user", "content": scenario.task},
+            {"role": "user", "content": scenarios.COMPACTION_PROMPT + " for this session."},
+        ],
+    }
+    assert scenarios.is_compaction_request(request(compact))
+    assert not scenarios.is_title_request(request(compact))
+    assert router(request(compact)) == TextResponse(scenarios.SUMMARY)
+    assert router.replies == list(scenario.replies)
 
 
 def test_every_package_is_pinned_exactly() -> None:

@@ -277,6 +277,24 @@ def test_a_feature_the_loop_lacks_is_not_reenactable(tmp_path: Path, reason: str
     assert result.events == ()
 
 
+@pytest.mark.parametrize(
+    "event_type", ["compaction/start", "compaction/prune", "compaction/summary", "compaction/end"]
+)
+def test_the_released_command_line_s_compaction_events_name_compaction(
+    tmp_path: Path, event_type: str
+) -> None:
+    log = tool_turn()
+    _opaque(event_type)(log)
+    result = reenact(log.write(tmp_path))
+    assert (result.verdict, result.reason) == ("not reenactable", "compaction")
+
+
+def test_a_type_that_only_starts_like_compaction_is_not_it(tmp_path: Path) -> None:
+    log = tool_turn()
+    _opaque("compactness/score")(log)
+    assert reenact(log.write(tmp_path)).verdict == "identical"
+
+
 def test_a_hook_that_only_observes_is_set_aside(tmp_path: Path) -> None:
     log = tool_turn()
     _opaque("hook/result", {"decision": "allow"})(log)

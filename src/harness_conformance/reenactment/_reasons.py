@@ -231,7 +231,11 @@ def _unfinished_turn(events: Events) -> str | None:
 
 
 REASON_TABLE: tuple[MissingFeature, ...] = (
-    MissingFeature("compaction", "the context is compacted mid-session", _first_type("compact")),
+    MissingFeature(
+        "compaction",
+        "the context is compacted mid-session",
+        _first_type("compact", "compaction"),
+    ),
     MissingFeature(
         "code-mode",
         "a run_code program dispatches tool calls itself",
