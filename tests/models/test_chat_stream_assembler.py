@@ -43,7 +43,7 @@ def run(*chunks: dict[str, Any]) -> list[Chunk]:
     out: list[Chunk] = []
     for chunk in chunks:
         out += assembler.feed(chunk)
-    return out + assembler.finish()
+    return out + list(assembler.finish())
 
 
 def ends(out: list[Chunk]) -> list[dict[str, Any] | None]:
@@ -167,7 +167,7 @@ def test_wrong_shapes_are_malformed(chunk: dict[str, Any]) -> None:
 def test_failures_at_the_end_carry_the_request_id() -> None:
     assembler = ChatStreamAssembler(request_id="req-2")
     with pytest.raises(LlmError) as caught:
-        assembler.finish()
+        list(assembler.finish())
     assert (caught.value.code, caught.value.failure.request_id) == ("EMPTY_RESPONSE", "req-2")
 
 

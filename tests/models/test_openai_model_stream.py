@@ -236,10 +236,16 @@ async def test_reasoning_alone_is_not_empty() -> None:
     assert BlockEndChunk(index=0, block={"type": "reasoning", "text": "hmm"}) in chunks
 
 
-async def test_empty_response() -> None:
+async def test_empty_response_reports_its_usage_first() -> None:
     error, chunks, _ = await failure(TextResponse(""))
     assert error.code == "EMPTY_RESPONSE"
     assert error.retryable
+    assert chunks == [UsageChunk(usage={"inputTokens": 10, "outputTokens": 5})]
+
+
+async def test_an_empty_response_without_usage_gives_no_chunk() -> None:
+    error, chunks, _ = await failure(TextResponse("", usage=None))
+    assert error.code == "EMPTY_RESPONSE"
     assert chunks == []
 
 

@@ -34,7 +34,7 @@ def test_the_frames_before_a_stall_read_as_text_and_never_finish(name: str) -> N
     chunks = [chunk for payload in payloads for chunk in reader.feed(payload)]
     assert "".join(c.text for c in chunks if isinstance(c, TextDeltaChunk)) == "Hello there"
     with pytest.raises(LlmError) as caught:
-        reader.finish()
+        list(reader.finish())
     assert caught.value.failure.code == "STREAM_CLOSED"
 
 

@@ -177,7 +177,8 @@ def _read_response(wire: WireFormat, case: WireCase) -> dict[str, Any]:
             events = wire.as_events(case.given["body"], request_id=None)
         for payload in events:
             chunks += [chunk_to_json(chunk) for chunk in reader.feed(payload)]
-        chunks += [chunk_to_json(chunk) for chunk in reader.finish()]
+        for chunk in reader.finish():
+            chunks.append(chunk_to_json(chunk))
     except LlmError as exc:
         failure = {"code": exc.failure.code, "chunks": chunks}
     actual: dict[str, Any] = {"chunks": chunks} if failure is None else {"failure": failure}

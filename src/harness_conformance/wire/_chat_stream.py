@@ -24,7 +24,8 @@ Finish reasons: ``stop``, ``tool_calls``, ``function_call`` and anything unknown
 CONTENT_FILTER and DeepSeek's ``insufficient_system_resource`` raises
 INSUFFICIENT_SYSTEM_RESOURCE, the finish reason upper-cased as the reference's DeepSeek
 adapter codes it; neither is retried. A stream that carried no
-text, reasoning or tool call raises EMPTY_RESPONSE (unless cut by ``length``). A
+text, reasoning or tool call raises EMPTY_RESPONSE (unless cut by ``length``), after
+its usage chunk when the provider sent usage. A
 stream that ends with neither a finish reason nor a closing usage chunk was cut off
 and raises STREAM_CLOSED; with one but no finish reason it finished normally. A
 closing usage chunk carries usage and no content, and no content follows it (the
@@ -43,7 +44,7 @@ provider reports them, ``outputTokens`` is ``completion_tokens`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -268,8 +269,10 @@ class ChatStreamAssembler:
 
     # -- finishing --------------------------------------------------------------------
 
-    def finish(self) -> list[Chunk]:
-        """The closing chunks: block ends, usage, finish; or an `LlmError`."""
+    def finish(self) -> Iterator[Chunk]:
+        """The closing chunks: block ends, usage, finish; or an `LlmError`, raised after
+        the usage of a reply that carried nothing (EMPTY_RESPONSE), as the reference's
+        DeepSeek adapter reports what the call cost before it fails."""
         reason = self._finish_reason
         if reason == "content_filter":
             raise self._fail("CONTENT_FILTER", "the provider's content filter stopped the reply")
@@ -284,6 +287,8 @@ class ChatStreamAssembler:
         if reason == "length":
             kind = "max-tokens"
         elif not self._blocks:
+            if self._usage is not None:
+                yield UsageChunk(usage=usage_from_wire(self._usage))
             raise self._fail(
                 "EMPTY_RESPONSE", "the model finished without text, reasoning or tool calls"
             )
@@ -293,8 +298,8 @@ class ChatStreamAssembler:
             )
         else:
             kind = "tool-calls" if calls else "stop"
-        out: list[Chunk] = [block.end() for block in self._blocks]
+        for block in self._blocks:
+            yield block.end()
         if self._usage is not None:
-            out.append(UsageChunk(usage=usage_from_wire(self._usage)))
-        out.append(FinishChunk(reason={"kind": kind}))
-        return out
+            yield UsageChunk(usage=usage_from_wire(self._usage))
+        yield FinishChunk(reason={"kind": kind})

@@ -15,7 +15,7 @@ things from it, all pure functions of recorded data:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -78,10 +78,11 @@ class ResponseReader(Protocol):
         this format cannot read, the provider's code for an error event."""
         ...
 
-    def finish(self) -> list[Chunk]:
+    def finish(self) -> Iterable[Chunk]:
         """Close the response: open blocks end, then usage and the finish chunk.
         Raises `LlmError` when the response did not finish properly (cut off, empty,
-        stopped by a filter...)."""
+        stopped by a filter...), after the chunks that come before the failure (the
+        usage of an empty reply): iterate it, and keep what it gave before it raised."""
         ...
 
 

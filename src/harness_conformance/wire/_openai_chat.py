@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -68,7 +68,7 @@ class _ChatReader:
                 self.response_id = payload["id"] or None
         return self._assembler.feed(payload)
 
-    def finish(self) -> list[Chunk]:
+    def finish(self) -> Iterator[Chunk]:
         return self._assembler.finish()
 
 

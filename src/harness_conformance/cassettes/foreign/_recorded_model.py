@@ -105,7 +105,8 @@ def outcome_of(interaction: Interaction, wire: WireFormat = OPENAI_CHAT) -> Outc
             raise malformed(what, request_id)
         for event in events:
             chunks += reader.feed(event)
-        chunks += reader.finish()
+        for chunk in reader.finish():
+            chunks.append(chunk)
     except LlmError as exc:
         return Outcome(tuple(chunks), exc.failure, tuple(reader.server_calls), reader.response_id)
     return Outcome(tuple(chunks), None, tuple(reader.server_calls), reader.response_id)
