@@ -22,7 +22,7 @@ from harness_conformance.server import (
     ToolCallsResponse,
 )
 
-KEY = "sk-live-0123456789abcdefghijklmnopqrstuv"
+KEY = "sk-fake-0123456789abcdefghijklmnopqrstuv"
 TOOLS: list[Any] = [
     {
         "type": "function",
@@ -114,7 +114,7 @@ def test_a_secret_left_in_a_body_writes_nothing(
         request=exchanges[0].request,
         status=200,
         headers=(("content-type", "application/json"),),
-        body=b'{"note": "the key is gsk_0123456789abcdefghijklmnopqrstuvwxyzABCD"}',
+        body=b'{"note": "a fake key gsk_0123456789abcdefghijklmnopqrstuvwxyzABCD"}',
         complete=True,
     )
     target = tmp_path / "served.yaml"
