@@ -10,7 +10,9 @@ from ``runners/live-reference/dsh/pnpm-lock.yaml`` with ``pnpm install
 working folder and ``TMPDIR``) with a dummy key, and must give:
 
 - the exit status and turn ending the scenario names, and the files it must make;
-- one session log, which `check_log` reads with no violation under ``strict``;
+- one session log, which `check_log` reads with no violation under ``strict``, and
+  which ``harness-conformance check-log``, ``reenact`` (both given the sessions folder)
+  and ``show`` read from the folder the reference wrote;
 - a re-enactment through this library's loop that is ``identical``, or ``not
   reenactable`` for the reason the scenario names (a feature our loop lacks);
 - the traffic the server answered, written as a cassette (`write_exchanges`), whose
@@ -215,6 +217,7 @@ def run_scenario(scenario: Any, installed: Path, folder: Path, scenarios: Module
     if len(logs) != 1:
         return outcome
     _check_log(outcome, scenario, logs[0])
+    _check_commands(outcome, logs[0], folder / "dsh-home" / "sessions")
     exchanges = server.exchanges
     if exchanges:
         cassette = write_exchanges(folder / "traffic.yaml", exchanges, origin=server.origin)
@@ -248,6 +251,18 @@ def _check_log(outcome: Outcome, scenario: Any, path: Path) -> None:
             f"reenact: {outcome.reenacted}, expected not reenactable "
             f"({scenario.not_reenactable}): {detail}"[:2000],
         )
+
+
+def _check_commands(outcome: Outcome, log: Path, sessions: Path) -> None:
+    """The command line reads the reference's folder of compressed logs as it lies:
+    ``check-log`` and ``reenact`` find the log in the folder, ``show`` draws it."""
+    for arguments in (("check-log", sessions), ("reenact", sessions), ("show", log)):
+        command = [sys.executable, "-m", "harness_conformance", arguments[0], str(arguments[1])]
+        run = subprocess.run(command, capture_output=True, text=True, check=False)
+        last = (run.stdout.strip().splitlines() or [run.stderr.strip()])[-1]
+        outcome.check(run.returncode == 0, f"{arguments[0]} exited {run.returncode}: {last[:300]}")
+        if arguments[0] == "check-log":
+            outcome.check("1 log, 0 violations" in run.stdout, f"check-log said {last[:300]}")
 
 
 def _check_replay(
