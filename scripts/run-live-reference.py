@@ -23,7 +23,8 @@ working folder and ``TMPDIR``) with a dummy key, and must give:
 ``--only NAME`` runs the scenarios whose names contain ``NAME``.
 
 Exit status: 0 when every scenario passes, 1 when one fails (each failure is named),
-2 when Node.js, npm or the registry is missing or the install fails.
+2 when npm or the registry is missing, the install fails, or the machine is not Linux
+x86_64 (what the pinned Node.js and pnpm binaries run on).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import argparse
 import hashlib
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -87,6 +89,11 @@ def install() -> Path:
         digest.update((RUNNER / name).read_bytes())
     for name in DSH_FILES:
         digest.update((RUNNER / "dsh" / name).read_bytes())
+    if sys.platform != "linux" or platform.machine() != "x86_64":
+        sys.exit(
+            "run-live-reference: the pinned Node.js 24 and pnpm binaries are for Linux "
+            f"x86_64, not {sys.platform} {platform.machine()}"
+        )
     target = cache_root() / f"live-reference-{digest.hexdigest()[:16]}"
     if (target / DSH).is_file() and (target / NODE).is_file():
         return target
