@@ -10,6 +10,7 @@ import openai
 import pytest
 
 from harness_conformance.cassettes import replay_foreign, write_exchanges
+from harness_conformance.cassettes.foreign import _plan
 from harness_conformance.events import AssistantChunkEvent
 from harness_conformance.server import (
     ErrorResponse,
@@ -113,3 +114,24 @@ def test_the_session_is_whole_whichever_request_came_first(tmp_path: Path, order
     assert sorted(len(session.interactions) for session in sessions) == [1, 2]
     [main] = [session for session in sessions if len(session.interactions) == 2]
     assert main.turn_reasons == ({"kind": "completed"},)
+
+
+def test_planning_stays_linear_in_the_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asks: list[tuple[list[Any], Response, bool]] = [
+        ([{"role": "user", "content": f"question {n}"}], TextResponse(f"answer {n}"), False)
+        for n in range(30)
+    ]
+    path = record(tmp_path, asks)
+    calls: list[int] = []
+    real = _plan._continue
+
+    def counted(*args: Any) -> bool:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(_plan, "_continue", counted)
+    sessions = replay_foreign(path).sessions
+    assert len(sessions) == 30
+    assert len(calls) <= _plan.OPEN_SESSIONS * 30

@@ -6,8 +6,8 @@ request that continues a response the server kept (``previous_response_id`` nami
 response of the call before it) is read as that call's messages, the assistant message
 its outcome streamed, and the new messages (leading system messages left out, since
 the server already has them). Each request is compared with the last request of each
-session found so far (``previous``, whose recorded outcome is known), the latest
-session first, and joins the first it continues:
+of the latest `OPEN_SESSIONS` sessions found so far (``previous``, whose recorded
+outcome is known), the latest session first, and joins the first it continues:
 
 - When ``previous`` asked for tools, the request continues the turn (the next step)
   if its messages extend ``previous``'s with at least one more message.
@@ -47,7 +47,12 @@ from ...wire import ChatRequest
 from ._load import Interaction
 from ._recorded_model import Outcome
 
-__all__ = ["SessionPlan", "TurnPlan", "plan_sessions", "text_of"]
+__all__ = ["OPEN_SESSIONS", "SessionPlan", "TurnPlan", "plan_sessions", "text_of"]
+
+OPEN_SESSIONS = 8
+"""How many of the latest sessions a request is compared with: side requests and
+conversations recorded together sit close to each other, and the bound keeps planning
+linear in the number of requests, however many sessions a hostile cassette holds."""
 
 _SYSTEM_ROLES = ("system", "developer")
 _ENDPOINT = re.compile(
@@ -312,7 +317,7 @@ def plan_sessions(
         plan = next(
             (
                 open_plan
-                for open_plan in reversed(plans)
+                for open_plan in reversed(plans[-OPEN_SESSIONS:])
                 if open_plan.wire == wires[index]
                 and _continue(
                     open_plan,
