@@ -43,6 +43,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _npm_cache import cache_root, npm_ci, partial_for, run_step, settle
+
 from harness_conformance import check_log, read_session_log
 from harness_conformance.cassettes import replay_foreign, write_exchanges
 from harness_conformance.reenactment import reenact
@@ -69,40 +73,24 @@ def _scenarios() -> ModuleType:
     return module
 
 
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "harness-conformance"
-
-
-def _fail_install(what: str, status: int) -> None:
-    sys.exit(
-        f"run-live-reference: `{what}` failed with status {status}; the npm registry must "
-        "be reachable to install the reference command line"
-    )
-
-
 def install() -> Path:
     """The folder holding Node.js 24, pnpm and the command line, installed first when
     needed (into a ``.partial`` folder that is renamed when complete)."""
-    digest = hashlib.sha256()
-    for name in LOCKS:
-        digest.update((RUNNER / name).read_bytes())
-    for name in DSH_FILES:
-        digest.update((RUNNER / "dsh" / name).read_bytes())
     if sys.platform != "linux" or platform.machine() != "x86_64":
         sys.exit(
             "run-live-reference: the pinned Node.js 24 and pnpm binaries are for Linux "
             f"x86_64, not {sys.platform} {platform.machine()}"
         )
+    digest = hashlib.sha256()
+    for name in LOCKS:
+        digest.update((RUNNER / name).read_bytes())
+    for name in DSH_FILES:
+        digest.update((RUNNER / "dsh" / name).read_bytes())
     target = cache_root() / f"live-reference-{digest.hexdigest()[:16]}"
     if (target / DSH).is_file() and (target / NODE).is_file():
         return target
-    npm = shutil.which("npm")
-    if npm is None:
-        sys.exit("run-live-reference: npm is not on PATH; install Node.js 20 or newer with npm")
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    (partial / "tools").mkdir(parents=True)
+    partial = partial_for(target)
+    (partial / "tools").mkdir()
     (partial / "dsh").mkdir()
     for name in LOCKS:
         shutil.copyfile(RUNNER / name, partial / "tools" / name)
@@ -110,27 +98,20 @@ def install() -> Path:
         shutil.copyfile(RUNNER / "dsh" / name, partial / "dsh" / name)
     print(f"run-live-reference: installing Node.js 24, pnpm and the command line into {target}")
     sys.stdout.flush()
-    command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
-    status = subprocess.run(command, cwd=partial / "tools", check=False).returncode
-    if status != 0:
-        _fail_install(" ".join(command), status)
-    store = cache_root() / "pnpm-store"
+    what = "the reference command line"
+    npm_ci(partial / "tools", partial, "run-live-reference", what)
     command = [
         str(partial / PNPM),
         "install",
         "--frozen-lockfile",
         "--store-dir",
-        str(store),
+        str(cache_root() / "pnpm-store"),
         "--cache-dir",
         str(cache_root() / "pnpm-cache"),
     ]
     env = {**os.environ, "PATH": f"{(partial / NODE).parent}{os.pathsep}{os.environ['PATH']}"}
-    status = subprocess.run(command, cwd=partial / "dsh", env=env, check=False).returncode
-    if status != 0:
-        _fail_install(" ".join(command[:3]), status)
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
-    return target
+    run_step(partial, "run-live-reference", what, command, partial / "dsh", env)
+    return settle(partial, target)
 
 
 @dataclass

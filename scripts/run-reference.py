@@ -16,20 +16,18 @@ explanation); 2 when Node or npm is missing or the install fails, with the reaso
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _npm_cache import cache_root, npm_ci, partial_for, settle
+
 RUNNER = Path(__file__).resolve().parents[1] / "runners" / "reference"
 MANIFESTS = ("package.json", "package-lock.json")
-
-
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "harness-conformance"
 
 
 def install() -> Path:
@@ -39,26 +37,12 @@ def install() -> Path:
     done = target / "node_modules" / ".package-lock.json"
     if done.is_file():
         return target
-    npm = shutil.which("npm")
-    if npm is None:
-        sys.exit("run-reference: npm is not on PATH; install Node.js 20 or newer with npm")
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
+    partial = partial_for(target)
     for name in MANIFESTS:
         shutil.copyfile(RUNNER / name, partial / name)
-    command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
     print(f"run-reference: installing the reference packages into {target}", flush=True)
-    result = subprocess.run(command, cwd=partial, check=False)
-    if result.returncode != 0:
-        shutil.rmtree(partial, ignore_errors=True)
-        sys.exit(
-            f"run-reference: `{' '.join(command)}` failed with status {result.returncode}; "
-            "the npm registry must be reachable to install the reference"
-        )
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
-    return target
+    npm_ci(partial, partial, "run-reference", "the reference")
+    return settle(partial, target)
 
 
 def main() -> int:

@@ -46,8 +46,10 @@ def _at(data: Any, path: str) -> Any:
 
 
 def _shown(value: Any) -> str | None:
-    if isinstance(value, bool) or value is None:
-        return None if value is None else str(value).lower()
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float):
         return str(round(value))
     if isinstance(value, int | str):
