@@ -104,10 +104,10 @@ VECTORS = [
     ChaosVector(
         "chaos-429-retry-after-not-retried",
         "Fault pinned: HTTP 429 with retry-after: 7 on the second turn's call, no retry "
-        "allowed. The failure is RATE_LIMIT with status 429 and retry_after 7 seconds; "
+        "allowed. The failure is RATE_LIMIT with status 429 and a wait of 7000 ms; "
         "the first turn is played as recorded.",
         TEXT,
-        {"interaction": 1, "kind": "status", "status": 429, "retry_after": 7},
+        {"interaction": 1, "kind": "status", "status": 429, "retryAfterMs": 7000},
     ),
     ChaosVector(
         "chaos-503-retried",
@@ -257,7 +257,8 @@ def make_chaos_vector(vector: ChaosVector, out: Path) -> None:
         result.outcome["failures"] = []
     else:
         result = replay_cassette(folder / "cassette.yaml", fault)
-    expected = {"description": vector.description, **result.outcome}
+    expected = {"vectors": 2, "description": vector.description, "requires": ["op:replay"]}
+    expected.update(result.outcome)
     atomic_write(folder / "events.json", dump_json(result.events))
     atomic_write(folder / "expected.json", dump_json(expected))
 

@@ -211,7 +211,8 @@ def make_vector(scenario: Scenario, out: Path) -> None:
         if not (cassette.is_file() and same_recording(cassette, fresh)):
             atomic_write(cassette, fresh.read_text(encoding="utf-8"))
     result = replay_cassette(cassette)
-    expected = {"description": scenario.description, **result.outcome}
+    expected = {"vectors": 2, "description": scenario.description, "requires": ["op:replay"]}
+    expected.update(result.outcome)
     atomic_write(folder / "events.json", dump_json(result.events))
     atomic_write(folder / "expected.json", dump_json(expected))
 

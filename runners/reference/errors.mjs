@@ -1,15 +1,15 @@
 // Error vectors put to the reference's errorChain, HarnessError, LlmError and
 // isHarnessError.
+//
+// A chain case builds the described error (its ids and refs resolved) and must get the
+// vector's `chain` from `errorChain` and its `info` (name and code) from
+// `isHarnessError`. A failure case gives its facts to `new LlmError(message, code,
+// options)`: the reference must accept valid facts, and refuse invalid ones naming the
+// case's `field` in its own spelling. Durations are in milliseconds on both sides.
+// Cases whose declared requirements the reference does not meet are skipped (meets.mjs).
 
 import { caseIds, sameJson } from './compare.mjs'
-
-/** `{"$number": "NaN" | "Infinity" | "-Infinity"}` is the number JSON cannot carry. */
-function decodeNumber(value) {
-  if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1 && '$number' in value) {
-    return Number(value.$number)
-  }
-  return value
-}
+import { declaredSkip } from './meets.mjs'
 
 /** Build the thrown value an error description stands for, with its ids and refs. */
 export function buildError(description, llm) {
@@ -61,55 +61,62 @@ export function buildError(description, llm) {
   return root
 }
 
-/** Our failure field -> the reference's LlmError option, with its unit. */
-const FIELDS = {
-  status: ['status', (value) => value],
-  retry_after: ['providerRetryAfterMs', (value) => (typeof value === 'number' ? value * 1000 : value)],
-  request_id: ['requestId', (value) => value],
+/** Our failure fact -> the reference's LlmError option. */
+const OPTIONS = {
+  status: 'status',
+  retryAfterMs: 'providerRetryAfterMs',
+  request_id: 'requestId',
 }
 
+/** The reference's name for a failure fact: its LlmError option, or the argument's. */
+function referenceName(field) {
+  return Object.hasOwn(OPTIONS, field) ? OPTIONS[field] : field
+}
+
+function failureOutcome(id, testCase, llm) {
+  const { message, code, ...facts } = testCase.failure
+  const options = {}
+  for (const [key, value] of Object.entries(facts)) if (Object.hasOwn(OPTIONS, key)) options[OPTIONS[key]] = value
+  let thrown
+  try {
+    new llm.LlmError(message, code, options)
+  } catch (error) {
+    thrown = error
+  }
+  if (testCase.valid && thrown === undefined) return { id, verdict: 'agree' }
+  if (testCase.valid) return { id, verdict: 'disagree', why: `LlmError refuses the facts: ${thrown.message}` }
+  if (thrown === undefined) return { id, verdict: 'disagree', why: `LlmError accepts the facts (${testCase.field} should be refused)` }
+  if (thrown.message.includes(referenceName(testCase.field))) return { id, verdict: 'agree' }
+  return { id, verdict: 'disagree', why: `refused for another reason: ${thrown.message}` }
+}
+
+function chainOutcome(id, testCase, llm) {
+  let value
+  try {
+    value = buildError(testCase.error, llm)
+  } catch (error) {
+    return { id, verdict: 'disagree', why: `the reference cannot build the error: ${error.message}` }
+  }
+  const problems = []
+  if ('chain' in testCase) {
+    const chain = llm.errorChain(value)
+    if (chain !== testCase.chain) problems.push(`errorChain gives ${JSON.stringify(chain)}, the vector says ${JSON.stringify(testCase.chain)}`)
+  }
+  if ('info' in testCase) {
+    const info = llm.isHarnessError(value) ? { name: value.name, code: value.code } : null
+    if (!sameJson(info, testCase.info)) problems.push(`the error reads as ${JSON.stringify(info)}, the vector says ${JSON.stringify(testCase.info)}`)
+  }
+  return problems.length === 0 ? { id, verdict: 'agree' } : { id, verdict: 'disagree', why: problems.join('; ') }
+}
+
+/** Run one error vector file; yields one outcome per case, in file order. */
 export function* errorOutcomes(file, data, llm) {
   const ids = caseIds('errors', file, data)
   for (const [index, testCase] of (data.cases ?? []).entries()) {
     const id = ids[index]
-    if ('failure' in testCase) {
-      const failure = Object.fromEntries(Object.entries(testCase.failure).map(([key, value]) => [key, decodeNumber(value)]))
-      const options = {}
-      for (const [key, value] of Object.entries(failure)) {
-        if (FIELDS[key]) options[FIELDS[key][0]] = FIELDS[key][1](value)
-      }
-      let thrown
-      try {
-        new llm.LlmError(failure.message, failure.code, options)
-      } catch (error) {
-        thrown = error
-      }
-      if (testCase.valid && thrown === undefined) yield { id, verdict: 'agree' }
-      else if (testCase.valid) yield { id, verdict: 'disagree', why: `LlmError refuses the facts: ${thrown.message}` }
-      else if (thrown === undefined) yield { id, verdict: 'disagree', why: `LlmError accepts the facts (${testCase.field} should be refused)` }
-      else {
-        const named = FIELDS[testCase.field]?.[0] ?? testCase.field
-        if (thrown.message.includes(named)) yield { id, verdict: 'agree' }
-        else yield { id, verdict: 'disagree', why: `refused for another reason: ${thrown.message}` }
-      }
-      continue
-    }
-    let value
-    try {
-      value = buildError(testCase.error, llm)
-    } catch (error) {
-      yield { id, verdict: 'disagree', why: `the reference cannot build the error: ${error.message}` }
-      continue
-    }
-    const problems = []
-    if ('chain' in testCase) {
-      const chain = llm.errorChain(value)
-      if (chain !== testCase.chain) problems.push(`errorChain gives ${JSON.stringify(chain)}, the vector says ${JSON.stringify(testCase.chain)}`)
-    }
-    if ('info' in testCase) {
-      const info = llm.isHarnessError(value) ? { name: value.name, code: value.code } : null
-      if (!sameJson(info, testCase.info)) problems.push(`the error reads as ${JSON.stringify(info)}, the vector says ${JSON.stringify(testCase.info)}`)
-    }
-    yield problems.length === 0 ? { id, verdict: 'agree' } : { id, verdict: 'disagree', why: problems.join('; ') }
+    const skip = declaredSkip(id, data, testCase)
+    if (skip !== null) yield skip
+    else if ('failure' in testCase) yield failureOutcome(id, testCase, llm)
+    else yield chainOutcome(id, testCase, llm)
   }
 }

@@ -1,21 +1,17 @@
 // Invariant vectors put to the reference's own checkers: its session store seeded with
-// the log under the session, tools and LLM invariant companions, and each step's
+// the log under the session, tools and LLM invariant companions, and each model call's
 // assistant chunks streamed through the LLM companion's stream grammar.
 //
 // The store's checks of a seed's shape (contiguous seqs from 0, event envelopes,
 // identified messages) count as violations too: it loads no log that fails them.
-// The reference stops at its first violation, so a case is compared on its verdict
-// (valid or not) and on the seq of its first violation. Live events (no seq) exist only
-// in this library's checker; a case that needs them, or the relaxed `seed` profile the
-// reference does not have, is skipped with the requirement named.
+// The reference stops at its first violation and names its rules in its own words, so
+// a case is compared on its `verdict` (valid or invalid) and, when invalid, on the seq
+// of its `first` violation; the rule ids of `first` and the full `violations` list are
+// not compared. Cases whose declared requirements the reference does not meet are
+// skipped (meets.mjs).
 
 import { caseIds } from './compare.mjs'
-
-/** The live event types, which a session log never holds. */
-const LIVE = new Set(['agent/status', 'agent/error'])
-
-/** Rules of this library's checker that the reference has no counterpart of. */
-const OURS_ONLY = new Set(['error-has-code', 'status-transition'])
+import { declaredSkip } from './meets.mjs'
 
 /** The checker: a fresh cordis context per log, as the reference's own tests build. */
 export async function makeChecker(mods) {
@@ -103,37 +99,30 @@ export async function makeChecker(mods) {
   }
 }
 
-/** Whether the file checks the same log under `strict` too: the reference has one
- * profile, which judges as `strict` does, so the `seed` case adds nothing to put to it. */
-function strictTwin(data, testCase) {
-  const same = (other) => other.profile === 'strict' && JSON.stringify(other.log) === JSON.stringify(testCase.log)
-  return 'cases' in data && data.cases.some(same)
+/** The outcome of the reference's first violation (`null` or `{seq, message}`)
+ * against the case's verdict and first violation. */
+function verdictOutcome(id, testCase, first) {
+  if (testCase.verdict === 'valid') {
+    if (first === null) return { id, verdict: 'agree' }
+    return { id, verdict: 'disagree', why: `the reference finds a violation at seq ${first.seq}: ${first.message}; the vector says the log is valid` }
+  }
+  const expected = testCase.first.seq
+  if (first === null) return { id, verdict: 'disagree', why: `the reference finds no violation; the vector's first is at seq ${expected}` }
+  if (first.seq === expected) return { id, verdict: 'agree' }
+  return { id, verdict: 'disagree', why: `the reference's first violation is at seq ${first.seq} (${first.message}); the vector's at seq ${expected}` }
 }
 
+/** Run one invariant vector file; yields one outcome per case, in file order. */
 export async function* invariantOutcomes(file, data, check) {
   const ids = caseIds('invariants', file, data)
   for (const [index, testCase] of ('cases' in data ? data.cases : [data]).entries()) {
     const id = ids[index]
-    if (testCase.profile === 'seed' && strictTwin(data, testCase)) {
-      yield { id, verdict: 'skipped', why: 'requires profile:seed (the reference checks every rule, as strict does)' }
-      continue
-    }
-    const rules = [...new Set(testCase.violations.map((violation) => violation.rule))]
-    const lacking = rules.filter((rule) => OURS_ONLY.has(rule))
-    if (lacking.length > 0) {
-      yield { id, verdict: 'skipped', why: `requires ${lacking.map((rule) => `rule:${rule}`).join(', ')}` }
+    const skip = declaredSkip(id, data, testCase)
+    if (skip !== null) {
+      yield skip
       continue
     }
     const log = typeof testCase.log === 'string' ? data.logs[testCase.log] : testCase.log
-    if (log.some((event) => LIVE.has(event.type))) {
-      yield { id, verdict: 'skipped', why: 'requires live events (agent/status, agent/error)' }
-      continue
-    }
-    // A stored row of the reference always has a seq; a packed row has its seq0.
-    if (log.some((event) => !LIVE.has(event.type) && event.seq === undefined && event.seq0 === undefined)) {
-      yield { id, verdict: 'skipped', why: 'requires log entries without a seq (plugin events, tool pipeline hooks)' }
-      continue
-    }
     let first
     try {
       first = await check(log)
@@ -141,11 +130,6 @@ export async function* invariantOutcomes(file, data, check) {
       yield { id, verdict: 'disagree', why: `the reference's checker crashed: ${error.name}: ${error.message}` }
       continue
     }
-    const expected = testCase.violations.length === 0 ? null : Math.min(...testCase.violations.map((v) => v.seq))
-    if (first === null && expected === null) yield { id, verdict: 'agree' }
-    else if (first === null) yield { id, verdict: 'disagree', why: `the reference finds no violation; the vector's first is at seq ${expected}` }
-    else if (expected === null) yield { id, verdict: 'disagree', why: `the reference finds a violation at seq ${first.seq}: ${first.message}` }
-    else if (first.seq === expected) yield { id, verdict: 'agree' }
-    else yield { id, verdict: 'disagree', why: `the reference's first violation is at seq ${first.seq} (${first.message}); the vector's at seq ${expected}` }
+    yield verdictOutcome(id, testCase, first)
   }
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Puts the conformance vectors to the published reference harness packages and
-// prints, per vector kind, how many cases ran, agreed, were skipped (with what they
-// require) and disagreed.
+// Puts the conformance vectors (format 2) to the published reference harness packages
+// and prints, per vector kind, how many cases ran, agreed, disagreed and were skipped
+// by declaration: a case is run when the reference meets every requirement word its
+// file and the case declare (meets.mjs says which words it meets, and why), and
+// skipped otherwise, with the words it lacks.
 //
 //   node run.mjs [--deps DIR] [--vectors DIR] [--known FILE] [--logs DIR] [--verbose]
 //
@@ -14,7 +16,8 @@
 //             under its invariant companions as well; every one must load
 //
 // Exit status: 0 when every disagreement is a known one and every known one still
-// disagrees, 1 otherwise, 2 when the packages cannot be loaded.
+// disagrees, 1 otherwise, 2 when the packages cannot be loaded or a vector file is not
+// a format 2 file (`"vectors": 2`, well-formed `$value` tags).
 
 import { readFileSync, readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -24,6 +27,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { errorOutcomes } from './errors.mjs'
 import { invariantOutcomes, makeChecker } from './invariants.mjs'
 import { schemaOutcomes } from './schema.mjs'
+import { decodeValues } from './values.mjs'
 import { wireOutcomes } from './wire.mjs'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -60,6 +64,35 @@ function vectorFiles(folder) {
   return readdirSync(folder).filter((name) => name.endsWith('.json')).sort()
 }
 
+/** The vector format this runner reads. */
+const FORMAT = 2
+
+function refuseFile(path, problem) {
+  console.error(`run.mjs: ${path}: ${problem}`)
+  process.exit(2)
+}
+
+/** A vector file's document, its `$value` tags decoded; exits 2 on a file that is not
+ * a format 2 vector file. */
+function readVectors(path) {
+  let data
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (error) {
+    refuseFile(path, `not a JSON document: ${error.message}`)
+  }
+  const version = data !== null && typeof data === 'object' ? data.vectors : undefined
+  if (version !== FORMAT) {
+    const found = version === undefined ? 'has no "vectors" member' : `says "vectors": ${JSON.stringify(version)}`
+    refuseFile(path, `${found}; this runner reads format ${FORMAT} files ("vectors": ${FORMAT}) only: rewrite it with \`python scripts/rewrite-vectors-2.py <file or folder>\``)
+  }
+  try {
+    return decodeValues(data)
+  } catch (error) {
+    refuseFile(path, error.message)
+  }
+}
+
 const opts = options(process.argv.slice(2))
 const tools = await load(opts.deps, '@deepseek-ai/dsh-tools')
 const llm = await load(opts.deps, '@deepseek-ai/dsh-llm')
@@ -88,6 +121,12 @@ try {
   console.error(`run.mjs: ${opts.known} is not a JSON object of case ids and reasons: ${error.message}`)
   process.exit(2)
 }
+// Every file is read before any case runs, so a file the runner refuses stops the run
+// before it reports anything.
+const vectors = new Map(KINDS.map(([kind]) => {
+  const folder = join(opts.vectors, kind)
+  return [kind, vectorFiles(folder).map((file) => [file, readVectors(join(folder, file))])]
+}))
 const seen = new Set()
 const unexplained = []
 const stale = []
@@ -95,11 +134,9 @@ const stale = []
 const tool = versions('@deepseek-ai/dsh-tools/package.json')
 console.log(`reference: @deepseek-ai/dsh-tools ${tool.version}, @deepseek-ai/dsh-llm ${versions('@deepseek-ai/dsh-llm/package.json').version}, node ${process.version}`)
 for (const [kind, outcomes] of KINDS) {
-  const folder = join(opts.vectors, kind)
   const counts = { run: 0, agree: 0, skipped: 0, disagree: 0, known: 0 }
   const skips = new Map()
-  for (const file of vectorFiles(folder)) {
-    const data = JSON.parse(readFileSync(join(folder, file), 'utf8'))
+  for (const [file, data] of vectors.get(kind)) {
     for await (const outcome of outcomes(file, data)) {
       seen.add(outcome.id)
       if (outcome.verdict === 'skipped') {
@@ -122,7 +159,7 @@ for (const [kind, outcomes] of KINDS) {
       }
     }
   }
-  console.log(`${kind}: ${counts.run} run, ${counts.agree} agree, ${counts.disagree} disagree (${counts.known} known), ${counts.skipped} skipped by requirement`)
+  console.log(`${kind}: ${counts.run} run, ${counts.agree} agree, ${counts.disagree} disagree (${counts.known} known), ${counts.skipped} skipped by declaration`)
   if (opts.verbose) for (const [why, count] of skips) console.log(`  skipped ${count}: ${why}`)
 }
 const refusedLogs = []

@@ -1,12 +1,19 @@
 // Schema vectors put to the reference's tool-schema functions.
 //
-// The vector's plain-dict spec is written in this project's DSL names. The reference's
-// author DSL has a subset of them under other spellings (`oneOf`, `additionalProperties`,
-// a parameter root that is the property map itself); a spec using a keyword outside
-// that subset needs a DSL extension the reference does not have, and its cases are
-// skipped with the keywords named.
+// A file with a `spec` is compiled once and its cases validated: the spec, in this
+// library's DSL spelling, is spelled in the reference's author DSL (`oneOf`,
+// `additionalProperties`, a parameter root that is the property map itself), compiled
+// by the compiler for its root, and must give the file's `json_schema`, key order
+// included. A case's arguments must then give the case's messages, in order: from
+// `validateArgs` for a parameter root, whose paths are bare (root label ""), and from
+// `validateJsonSchemaValue` with the file's `root_label` for a value root. A raw schema
+// refusal is a `JsonSchemaError` from `assertSupportedJsonSchema`, a spec refusal an
+// error from the DSL compiler. Entries whose declared requirements the reference does
+// not meet are skipped (meets.mjs).
 
 import { caseIds, sameJson } from './compare.mjs'
+import { declaredSkip } from './meets.mjs'
+import { put } from './values.mjs'
 
 /** Our DSL keyword -> the reference's, for the keywords both DSLs have. */
 const SPELLING = {
@@ -24,31 +31,22 @@ const SPELLING = {
   examples: 'examples',
 }
 
-/** Set an own property, `__proto__` included, as JSON.parse does. */
-function put(target, key, value) {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-}
-
 /**
- * Translate a plain-dict spec into the reference's author DSL.
- * @returns {{spec: unknown, root: 'params' | 'value', missing: string[]}}
+ * Spell a plain-dict spec in the reference's author DSL. `unspelled` lists the keywords
+ * the reference's DSL has no spelling for, which a file that declares its `dsl:` words
+ * never holds in a case that runs.
+ * @returns {{spec: unknown, root: 'params' | 'value', unspelled: string[]}}
  */
 export function translateSpec(spec) {
-  const missing = new Set()
+  const unspelled = new Set()
   const node = (value) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
     const out = {}
-    const container = ['array', 'object', 'json'].includes(value.type) || 'one_of' in value
     for (const [key, inner] of Object.entries(value)) {
       const name = SPELLING[key]
-      if (container && (key === 'const' || key === 'enum')) missing.add(`dsl:${key}-on-${value.type ?? 'one_of'}`)
-      if (key === 'additional_properties' && typeof inner !== 'boolean') missing.add('dsl:additional_properties-schema')
-      if (name === undefined) {
-        missing.add(`dsl:${key}`)
-        continue
-      }
+      if (name === undefined) unspelled.add(key)
       // Data-valued keywords (enum, const, default, examples) are copied as written.
-      if (key === 'properties') put(out, name, propertyMap(inner))
+      else if (key === 'properties') put(out, name, propertyMap(inner))
       else if (key === 'items') put(out, name, node(inner))
       else if (key === 'one_of') put(out, name, Array.isArray(inner) ? inner.map(node) : inner)
       else put(out, name, inner)
@@ -63,17 +61,15 @@ export function translateSpec(spec) {
     return out
   }
   if (spec && typeof spec === 'object' && ('root' in spec || 'defs' in spec)) {
-    missing.add('dsl:defs')
-    return { spec: null, root: 'value', missing: [...missing] }
+    return { spec: null, root: 'value', unspelled: ['defs'] }
   }
   if (spec && spec.type === 'params') {
-    const extra = Object.keys(spec).filter((key) => key !== 'type' && key !== 'properties')
-    for (const key of extra) missing.add(`dsl:params.${key}`)
-    const properties = 'properties' in spec ? spec.properties : {}
-    return { spec: propertyMap(properties), root: 'params', missing: [...missing] }
+    for (const key of Object.keys(spec)) if (key !== 'type' && key !== 'properties') unspelled.add(`params.${key}`)
+    const properties = propertyMap('properties' in spec ? spec.properties : {})
+    return { spec: properties, root: 'params', unspelled: [...unspelled] }
   }
   const translated = node(spec)
-  return { spec: translated, root: 'value', missing: [...missing] }
+  return { spec: translated, root: 'value', unspelled: [...unspelled] }
 }
 
 /** The reference's DSL compiler for a parameter root or a value root. */
@@ -90,63 +86,81 @@ function refused(run) {
   }
 }
 
-/** Run one schema vector file; yields one outcome per case and refusal. */
+/**
+ * The file's spec compiled by the reference, ready to validate with:
+ * `{validate(args) -> messages}`, or `{failure}` when any case must disagree.
+ */
+function compiledSpec(data, tools) {
+  const { spec, root, unspelled } = translateSpec(data.spec)
+  if (unspelled.length > 0) {
+    return { failure: `the spec uses ${unspelled.join(', ')}, which the reference's DSL cannot spell and the file does not declare` }
+  }
+  if (root === 'params' && data.root_label !== '') {
+    return { failure: `validateArgs labels no root; the file asks for the root label ${JSON.stringify(data.root_label)}` }
+  }
+  let compiled
+  try {
+    compiled = compilerFor(root, tools)(spec)
+  } catch (error) {
+    return { failure: `the reference refuses the spec: ${error.message}` }
+  }
+  if (!sameJson(compiled, data.json_schema, { keyOrder: true })) {
+    return { failure: `compiles to ${JSON.stringify(compiled)}, the vector says ${JSON.stringify(data.json_schema)}` }
+  }
+  const validate = root === 'params'
+    ? (args) => tools.validateArgs(spec, args)
+    : (args) => tools.validateJsonSchemaValue(compiled, args, data.root_label)
+  return { validate }
+}
+
+function caseOutcome(id, testCase, compiled) {
+  if (compiled.failure !== undefined) return { id, verdict: 'disagree', why: compiled.failure }
+  let got
+  try {
+    got = compiled.validate(testCase.args)
+  } catch (error) {
+    return { id, verdict: 'disagree', why: `validation threw ${error.name}: ${error.message}` }
+  }
+  if (sameJson(got, testCase.violations, { keyOrder: true })) return { id, verdict: 'agree' }
+  return { id, verdict: 'disagree', why: `got ${JSON.stringify(got)}, the vector says ${JSON.stringify(testCase.violations)}` }
+}
+
+function schemaRefusalOutcome(id, refusal, tools) {
+  const seen = refused(() => tools.assertSupportedJsonSchema(refusal.json_schema))
+  if (seen.refused && seen.error instanceof tools.JsonSchemaError) return { id, verdict: 'agree' }
+  if (seen.refused) return { id, verdict: 'disagree', why: `refused with ${seen.error.name}, not JsonSchemaError` }
+  return { id, verdict: 'disagree', why: 'the reference accepts the schema' }
+}
+
+function specRefusalOutcome(id, refusal, tools) {
+  const { spec, root, unspelled } = translateSpec(refusal.spec)
+  if (unspelled.length > 0) {
+    return { id, verdict: 'disagree', why: `the spec uses ${unspelled.join(', ')}, which the reference's DSL cannot spell and the refusal does not declare` }
+  }
+  const seen = refused(() => compilerFor(root, tools)(spec))
+  if (seen.refused) return { id, verdict: 'agree' }
+  return { id, verdict: 'disagree', why: 'the reference compiles the spec' }
+}
+
+/** Run one schema vector file; yields one outcome per case and refusal, in file order. */
 export function* schemaOutcomes(file, data, tools) {
   const ids = caseIds('schema', file, data)
   const cases = data.cases ?? []
-  if (data.spec !== undefined) {
-    const { spec, root, missing } = translateSpec(data.spec)
-    if (missing.length > 0) {
-      for (const id of ids.slice(0, cases.length)) yield { id, verdict: 'skipped', why: `requires ${missing.join(', ')}` }
-    } else {
-      const compile = compilerFor(root, tools)
-      let compiled
-      let failure
-      try {
-        compiled = compile(spec)
-      } catch (error) {
-        failure = `the reference refuses the spec: ${error.message}`
-      }
-      if (failure === undefined && !sameJson(compiled, data.json_schema, { keyOrder: true })) {
-        failure = `compiles to ${JSON.stringify(compiled)}, the vector says ${JSON.stringify(data.json_schema)}`
-      }
-      for (const [index, testCase] of (data.cases ?? []).entries()) {
-        const id = ids[index]
-        if (failure !== undefined) {
-          yield { id, verdict: 'disagree', why: failure }
-          continue
-        }
-        let got
-        try {
-          got = root === 'params'
-            ? tools.validateArgs(spec, testCase.args)
-            : tools.validateJsonSchemaValue(compiled, testCase.args, '')
-        } catch (error) {
-          yield { id, verdict: 'disagree', why: `validation threw ${error.name}: ${error.message}` }
-          continue
-        }
-        if (sameJson(got, testCase.violations, { keyOrder: true })) yield { id, verdict: 'agree' }
-        else yield { id, verdict: 'disagree', why: `got ${JSON.stringify(got)}, the vector says ${JSON.stringify(testCase.violations)}` }
-      }
+  let compiled
+  for (const [index, testCase] of cases.entries()) {
+    const skip = declaredSkip(ids[index], data, testCase)
+    if (skip !== null) {
+      yield skip
+      continue
     }
+    compiled ??= compiledSpec(data, tools)
+    yield caseOutcome(ids[index], testCase, compiled)
   }
   for (const [index, refusal] of (data.refusals ?? []).entries()) {
     const id = ids[cases.length + index]
-    if ('json_schema' in refusal) {
-      const seen = refused(() => tools.assertSupportedJsonSchema(refusal.json_schema))
-      if (seen.refused && seen.error instanceof tools.JsonSchemaError) yield { id, verdict: 'agree' }
-      else if (seen.refused) yield { id, verdict: 'disagree', why: `refused with ${seen.error.name}, not JsonSchemaError` }
-      else yield { id, verdict: 'disagree', why: 'the reference accepts the schema' }
-      continue
-    }
-    const { spec, root, missing } = translateSpec(refusal.spec)
-    if (missing.length > 0) {
-      yield { id, verdict: 'skipped', why: `requires ${missing.join(', ')}` }
-      continue
-    }
-    const compile = compilerFor(root, tools)
-    const seen = refused(() => compile(spec))
-    if (seen.refused) yield { id, verdict: 'agree' }
-    else yield { id, verdict: 'disagree', why: 'the reference compiles the spec' }
+    const skip = declaredSkip(id, data, refusal)
+    if (skip !== null) yield skip
+    else if ('json_schema' in refusal) yield schemaRefusalOutcome(id, refusal, tools)
+    else yield specRefusalOutcome(id, refusal, tools)
   }
 }

@@ -1,19 +1,19 @@
 // Wire vectors put to the reference's DeepSeek adapter, over HTTP on 127.0.0.1.
 //
-// The reference reads one wire format, DeepSeek's chat completions, through
-// `DeepSeekAdapter`; the other formats are skipped. Each response case is served by a
-// loopback server as the provider sends it: its events as event-stream `data:` lines,
-// then `data: [DONE]` when the stream is whole (an event carries a finish reason), or
-// its HTTP error with the recorded status, body and headers. The adapter streams the
-// reply through `fetch`, as it does in the harness, and what it yields and raises is
-// compared with the vector: the chunks, or the failure's code, status and wait. A
-// failure is a thrown `LlmError` or an `error` finish chunk, which ends the reply.
-// The reference writes requests and never reads one, and it always streams, so the
-// request cases and the non-streamed bodies are skipped by requirement.
+// Each response case is served by a loopback server as the provider sends it: its
+// events as event-stream `data:` lines, then `data: [DONE]` when the stream is whole
+// (an event carries a finish reason), or its HTTP error with the recorded status, body
+// and headers. `DeepSeekAdapter` streams the reply through `fetch`, as it does in the
+// harness, and what it yields and raises is compared with the vector: the chunks, or
+// the failure's code, status and `retryAfterMs` wait. A failure is a thrown `LlmError`
+// or an `error` finish chunk, which ends the reply. Cases whose declared requirements
+// the reference does not meet (another wire format, a request, a non-streamed body)
+// are skipped (meets.mjs).
 
 import http from 'node:http'
 
 import { caseIds, sameJson } from './compare.mjs'
+import { declaredSkip } from './meets.mjs'
 
 /** The adapter's reply to one served response: `{chunks, failure}`. */
 async function replyOf(deepseek, served) {
@@ -98,27 +98,20 @@ function compare(testCase, got) {
     else {
       if (got.failure.code !== expected.code) problems.push(`fails with ${got.failure.code}, the vector says ${expected.code}`)
       if ('status' in expected && got.failure.status !== expected.status) problems.push(`keeps status ${got.failure.status}, the vector says ${expected.status}`)
-      const wait = got.failure.wait === undefined ? undefined : got.failure.wait / 1000
-      if (wait !== expected.retry_after) problems.push(`asks to wait ${wait} s, the vector says ${expected.retry_after}`)
+      if (got.failure.wait !== expected.retryAfterMs) problems.push(`asks to wait ${got.failure.wait} ms, the vector says ${expected.retryAfterMs}`)
     }
   }
   return problems
 }
 
+/** Run one wire vector file; yields one outcome per case, in file order. */
 export async function* wireOutcomes(file, data, deepseek) {
   const ids = caseIds('wire', file, data)
   for (const [index, testCase] of data.cases.entries()) {
     const id = ids[index]
-    if (data.format !== 'openai-chat') {
-      yield { id, verdict: 'skipped', why: `requires wire:${data.format} (the reference reads DeepSeek chat completions only)` }
-      continue
-    }
-    if ('request_body' in testCase) {
-      yield { id, verdict: 'skipped', why: 'requires op:read-request (the reference writes requests and reads none)' }
-      continue
-    }
-    if ('body' in testCase) {
-      yield { id, verdict: 'skipped', why: 'requires wire:non-streamed-body (the reference always streams)' }
+    const skip = declaredSkip(id, data, testCase)
+    if (skip !== null) {
+      yield skip
       continue
     }
     const served = 'events' in testCase ? streamOf(testCase.events) : errorOf(testCase)

@@ -96,7 +96,10 @@ def test_conformance_fails_on_a_wrong_expectation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     vector = {
+        "vectors": 2,
         "description": "a planted wrong expectation",
+        "requires": ["op:compile-spec", "op:validate"],
+        "root_label": "",
         "spec": {"type": "params", "properties": {"n": {"type": "integer"}}},
         "json_schema": {"type": "object", "properties": {"n": {"type": "integer"}}},
         "cases": [{"description": "wrong", "args": {"n": "x"}, "violations": ["nope"]}],

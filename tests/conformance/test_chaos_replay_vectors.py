@@ -46,7 +46,7 @@ ENDINGS: dict[str, tuple[list[str | None], list[dict[str, Any]]]] = {
     "chaos-chat-usage-stream-cut": (["STREAM_CLOSED"], [{"code": "STREAM_CLOSED", "status": None}]),
     "chaos-429-retry-after-not-retried": (
         [None, "RATE_LIMIT"],
-        [{"code": "RATE_LIMIT", "status": 429, "retry_after": 7}],
+        [{"code": "RATE_LIMIT", "status": 429, "retryAfterMs": 7000}],
     ),
     "chaos-503-retried": ([None], [{"code": "SERVER", "status": 503}]),
     "chaos-400-context-length": (

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from _vectors import declared
 
 from harness_conformance.cli import main
 from harness_conformance.conformance import error_known_gap, load_error_vectors
@@ -79,12 +80,13 @@ def test_a_broken_expectation_fails_with_expected_and_actual(
     shutil.copytree(CONFORMANCE, copy)
     path = copy / "invariants" / "turn-closes-steps.json"
     data = json.loads(path.read_text("utf-8"))
-    data["cases"][1]["violations"] = []
+    wrong = [{"rule": "turn-closes-steps", "seq": 99}]
+    data["cases"][1].update(violations=wrong, first={"seq": 99, "rules": ["turn-closes-steps"]})
     path.write_text(json.dumps(data), "utf-8")
     assert main(["conformance", str(copy)]) == 1
     out = capsys.readouterr().out
     assert f"FAIL turn-closes-steps: {data['cases'][1]['description']}" in out
-    assert "  expected: []" in out
+    assert '  expected: [{"rule": "turn-closes-steps", "seq": 99}]' in out
     assert '  actual:   [{"rule": "turn-closes-steps", "seq": 10}]' in out
     skipped = out.count("\nSKIP ")
     passed = sum(_count_checks().values()) - 1 - skipped
@@ -112,12 +114,17 @@ def test_malformed_vector_file_is_a_usage_error_naming_file_and_place(
     folder.mkdir()
     bad = folder / "bad.json"
     bad.write_text(
-        json.dumps({"description": "x", "profile": "strict", "log": [{}], "violations": []})
+        json.dumps(
+            declared(
+                "invariants",
+                {"description": "x", "profile": "strict", "log": [{}], "violations": []},
+            )
+        )
     )
     assert main(["conformance", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert str(bad) in err
-    assert "$.log[0]" in err
+    assert "$.cases[0].log[0]" in err
 
 
 def test_the_errors_folder_runs_alone_with_its_known_gaps(
@@ -166,7 +173,7 @@ def test_a_malformed_error_vector_names_file_and_place(
     folder.mkdir()
     bad = folder / "bad.json"
     case = {"description": "x", "failure": {"message": "m", "code": "C"}, "valid": False}
-    bad.write_text(json.dumps({"description": "x", "cases": [case]}), "utf-8")
+    bad.write_text(json.dumps(declared("errors", {"description": "x", "cases": [case]})), "utf-8")
     assert main(["conformance", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert str(bad) in err

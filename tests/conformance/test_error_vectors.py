@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from _gap_params import gap_params
+from _vectors import declared
 
 from harness_conformance.conformance import (
     ErrorCase,
@@ -74,7 +75,7 @@ def test_upstream_names_a_reference_test() -> None:
 
 def test_every_failure_field_has_a_refusal_and_both_outcomes_occur() -> None:
     refused = {c.expected["field"] for c in CASES if c.expected.get("valid") is False}
-    assert refused == {"message", "code", "status", "retry_after", "request_id"}
+    assert refused == {"message", "code", "status", "retryAfterMs", "request_id"}
     assert any(c.expected.get("valid") is True for c in CASES)
     assert any("errors" in json.dumps(c.error) for c in CASES if c.error is not None)
 
@@ -90,7 +91,9 @@ def test_hand_check_accepts_every_shipped_file(tmp_path: Path) -> None:
 def _write(folder: Path, cases: list[Any], name: str = "small.json") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_text(json.dumps({"description": "small", "cases": cases}), "utf-8")
+    path.write_text(
+        json.dumps(declared("errors", {"description": "small", "cases": cases})), "utf-8"
+    )
     return path
 
 
@@ -119,7 +122,7 @@ def test_a_refusal_that_does_not_name_the_field_fails(tmp_path: Path) -> None:
         "description": "status named",
         "failure": {"message": "busy", "code": "SERVER", "status": 42},
         "valid": False,
-        "field": "retry_after",
+        "field": "retryAfterMs",
     }
     [vector] = load_error_vectors(_write(tmp_path, [case]).parent, meta_schema=META)
     [failure] = run_error_vectors([vector])
@@ -245,9 +248,10 @@ def test_repeated_descriptions_are_refused(tmp_path: Path) -> None:
 
 def test_nan_in_a_vector_file_is_refused(tmp_path: Path) -> None:
     tmp_path.joinpath("nan.json").write_text(
-        '{"description": "x", "cases": [{"description": "x", "failure": '
-        '{"message": "m", "code": "c", "retry_after": NaN}, "valid": false, '
-        '"field": "retry_after"}]}',
+        '{"vectors": 2, "description": "x", "requires": ["op:check-failure-facts"], '
+        '"cases": [{"description": "x", "failure": '
+        '{"message": "m", "code": "c", "retryAfterMs": NaN}, "valid": false, '
+        '"field": "retryAfterMs"}]}',
         "utf-8",
     )
     with pytest.raises(VectorFileError, match="NaN is not JSON"):

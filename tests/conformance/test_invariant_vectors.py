@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from _gap_params import gap_params
+from _vectors import declared, rewrite_script
 
 from harness_conformance.conformance import (
     InvariantCase,
@@ -117,14 +118,22 @@ def _small(**overrides: Any) -> dict[str, Any]:
 def _write(folder: Path, name: str, data: Any) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=1), "utf-8")
+    text = data if isinstance(data, str) else json.dumps(declared("invariants", data), indent=1)
+    path.write_text(text, "utf-8")
     return path
 
 
-def test_one_case_file_takes_its_profile_as_case_id(tmp_path: Path) -> None:
-    _write(tmp_path, "tiny.json", _small())
-    [vector] = load_invariant_vectors(tmp_path, meta_schema=META)
+def test_a_format_1_file_is_refused_and_the_rewrite_makes_it_load(tmp_path: Path) -> None:
+    folder = tmp_path / "invariants"
+    folder.mkdir()
+    path = folder / "tiny.json"
+    path.write_text(json.dumps(_small()), "utf-8")
+    with pytest.raises(VectorFileError, match=r"rewrite-vectors-2\.py"):
+        load_invariant_vectors(folder, meta_schema=META)
+    assert rewrite_script().main([str(path)]) == 0
+    [vector] = load_invariant_vectors(folder, meta_schema=META)
     assert [c.id for c in vector.cases] == ["tiny/strict"]
+    assert vector.cases[0].requires == {"op:check-log", "profile:strict"}
     assert run_invariant_vectors([vector]) == []
 
 
@@ -134,6 +143,7 @@ def test_planted_wrong_expectation_fails_with_both_sides(tmp_path: Path) -> None
     path = folder / "turn-pairing.json"
     data = json.loads(path.read_text("utf-8"))
     data["cases"][0]["violations"] = [{"rule": "turn-pairing", "seq": 3}]
+    data["cases"][0]["first"] = {"seq": 3, "rules": ["turn-pairing"]}
     path.write_text(json.dumps(data), "utf-8")
     every = run_invariant_vectors(load_invariant_vectors(folder, meta_schema=META))
     failures = [f for f in every if f.skipped is None]
@@ -153,8 +163,8 @@ def test_malformed_file_names_file_and_json_path(tmp_path: Path, hand: bool) -> 
         load_invariant_vectors(tmp_path, meta_schema=tmp_path / "absent.json" if hand else META)
     assert str(path) in str(info.value)
     problems = "\n".join(info.value.problems)
-    assert "$.violations[0]" in problems
-    assert "$.profile" in problems
+    assert "$.cases[0].violations[0]" in problems
+    assert "$.cases[0].profile" in problems
 
 
 def test_bad_event_names_its_place(tmp_path: Path) -> None:
@@ -163,19 +173,28 @@ def test_bad_event_names_its_place(tmp_path: Path) -> None:
     with pytest.raises(VectorFileError) as info:
         load_invariant_vectors(tmp_path, meta_schema=META)
     assert str(path) in str(info.value)
-    assert "$.log[0]" in str(info.value)
+    assert "$.cases[0].log[0]" in str(info.value)
     assert "'turn'" in str(info.value)
 
 
 def test_unknown_log_name_and_invalid_json_are_refused(tmp_path: Path) -> None:
     group = {
         "description": "g",
-        "cases": [{"description": "c", "profile": "seed", "log": "nowhere", "violations": []}],
+        "cases": [
+            {
+                "description": "c",
+                "profile": "seed",
+                "log": "nowhere",
+                "verdict": "valid",
+                "first": None,
+                "violations": [],
+            }
+        ],
     }
     _write(tmp_path / "a", "group.json", group)
     with pytest.raises(VectorFileError, match=r"\$\.cases\[0\]\.log: no log named 'nowhere'"):
         load_invariant_vectors(tmp_path / "a", meta_schema=META)
-    _write(tmp_path / "b", "broken.json", '{\n  "description": "x",\n  "log": [,\n}')
+    _write(tmp_path / "b", "broken.json", '{\n  "vectors": 2,\n  "log": [,\n}')
     with pytest.raises(VectorFileError, match="line 3, column 11"):
         load_invariant_vectors(tmp_path / "b", meta_schema=META)
 
@@ -183,7 +202,9 @@ def test_unknown_log_name_and_invalid_json_are_refused(tmp_path: Path) -> None:
 def test_packed_row_errors_name_the_row(tmp_path: Path) -> None:
     row = {"type": "text-chunks", "seq0": 0, "time0": 0, "data": {"turn": 1}}
     _write(tmp_path, "packed.json", _small(log=[row]))
-    with pytest.raises(VectorFileError, match=r"\$\.log\[0\]: malformed text-chunks row"):
+    with pytest.raises(
+        VectorFileError, match=r"\$\.cases\[0\]\.log\[0\]: malformed text-chunks row"
+    ):
         load_invariant_vectors(tmp_path, meta_schema=META)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _vectors import declared
 
 from harness_conformance.conformance import (
     SchemaCase,
@@ -34,7 +35,8 @@ META_SCHEMA = (
 def _write(folder: Path, name: str, data: Any) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data), "utf-8")
+    text = data if isinstance(data, str) else json.dumps(declared("schema", data))
+    path.write_text(text, "utf-8")
     return path
 
 
@@ -150,9 +152,30 @@ def test_colliding_case_ids_are_refused(tmp_path: Path) -> None:
         ('{"description": "a", "description": "b"}', 'duplicate key "description"'),
         ('{"description": NaN}', "NaN is not JSON"),
         ("[" * 100_000, "nested too deeply"),
-        ('{"n": ' + "9" * 5000 + "}", "an integer has more than 4300 digits"),
+        ('{"vectors": 2, "n": ' + "9" * 5000 + "}", r"\$\.n: 9+\.\.\.9+ is beyond 2\^53"),
+        ('{"vectors": 2, "n": [9007199254740993]}', r'\$\.n\[0\]: .*"digits": "9007199254740993"'),
+        ('{"vectors": 2, "n": {"x": -0.0}}', r'\$\.n\.x: -0\.0 loses its sign.*"-0\.0"'),
+        ('{"vectors": 2, "n": -0}', r"\$\.n: -0 loses its sign"),
+        ('{"vectors": 2, "n": 1e400}', r'\$\.n: 1e400 is out of range.*"\+inf"'),
+        ('{"vectors": 2, "n": {"$value": "NaN"}}', r'\$\.n: a "\$value" object must be one of'),
+        ('{"vectors": 2, "n": {"$value": "int", "digits": "12"}}', r"fits a double exactly"),
+        ('{"description": "v1"}', r'format no, these loaders read "vectors": 2 only; rewrite'),
+        ('{"vectors": 1, "description": "v1"}', r"vector format 1, .*rewrite-vectors-2\.py"),
     ],
-    ids=["duplicate-key", "nan", "deep", "long-integer"],
+    ids=[
+        "duplicate-key",
+        "nan",
+        "deep",
+        "long-integer",
+        "integer-beyond-2-53",
+        "negative-zero",
+        "negative-zero-integer",
+        "overflow",
+        "unknown-tag",
+        "small-tagged-integer",
+        "no-version",
+        "version-1",
+    ],
 )
 def test_non_portable_json_is_refused(tmp_path: Path, text: str, problem: str) -> None:
     _write(tmp_path, "odd.json", text)
@@ -239,11 +262,14 @@ def test_loader_reads_a_file_of_refusals_only(tmp_path: Path, hand: bool) -> Non
 
 
 @pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_cases_and_refusals_share_one_file(tmp_path: Path, hand: bool) -> None:
-    _write(tmp_path, "both.json", _vector(refusals=[_ENUM_EMPTY]))
-    [vector] = _load(tmp_path, hand=hand)
-    assert vector.checks == 1 + 2 + 1
-    assert [r.id for r in vector.refusals] == ["both/empty-enum"]
+def test_cases_and_refusals_never_share_a_file(tmp_path: Path, hand: bool) -> None:
+    # A file's requires covers every entry, so a spec file and a refusal file are two.
+    data = declared("schema", _vector()) | {"refusals": [_ENUM_EMPTY]}
+    path = _write(tmp_path, "both.json", data)
+    with pytest.raises(VectorFileError) as info:
+        _load(tmp_path, hand=hand)
+    assert str(path) in str(info.value)
+    assert any(problem.startswith("$") for problem in info.value.problems)
 
 
 @pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
@@ -281,10 +307,12 @@ def test_malformed_refusals_are_refused(
     assert any(where in problem for problem in info.value.problems)
 
 
-def test_refusal_ids_collide_with_case_ids(tmp_path: Path) -> None:
-    clash = {"description": "Valid!", "spec": {"type": "int"}}
-    _write(tmp_path, "dup.json", _vector(refusals=[clash]))
-    with pytest.raises(VectorFileError, match=r"\$\.refusals\[0\]\.description: id 'dup/valid'"):
+def test_refusal_ids_collide_with_each_other(tmp_path: Path) -> None:
+    clash = {"description": "Empty enum!", "spec": {"type": "int"}}
+    _write(tmp_path, "dup.json", _refusals(_ENUM_EMPTY, clash))
+    with pytest.raises(
+        VectorFileError, match=r"\$\.refusals\[1\]\.description: id 'dup/empty-enum'"
+    ):
         _load(tmp_path)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from _gap_params import gap_params
+from _vectors import declared
 
 from harness_conformance.cli import main
 from harness_conformance.conformance import (
@@ -150,7 +151,7 @@ def _wrong_code(case: dict[str, Any]) -> None:
 
 
 def _wrong_wait(case: dict[str, Any]) -> None:
-    case["failure"]["retry_after"] = 99
+    case["failure"]["retryAfterMs"] = 99000
 
 
 def _wrong_request(case: dict[str, Any]) -> None:
@@ -214,7 +215,8 @@ def test_a_format_that_raises_something_else_fails_the_case(
 def _write(folder: Path, cases: list[Any], fmt: str = "gemini") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "small.json"
-    path.write_text(json.dumps({"description": "small", "format": fmt, "cases": cases}), "utf-8")
+    data = declared("wire", {"description": "small", "format": fmt, "cases": cases})
+    path.write_text(json.dumps(data), "utf-8")
     return path
 
 

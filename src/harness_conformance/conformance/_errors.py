@@ -1,6 +1,8 @@
 """Load and run the error conformance vectors of ``conformance/errors/``.
 
-An error vector file is ``{"description", "upstream"?, "cases": [...]}``. A case either
+An error vector file (format 2) is ``{"vectors": 2, "description", "upstream"?,
+"requires", "cases": [...]}``; a case requires ``op:render-error`` or
+``op:check-failure-facts``, declared in the file's ``requires`` or its own. A case either
 describes something thrown, with the line `error_chain` must render and/or the
 `error_info` pair it must give::
 
@@ -10,7 +12,7 @@ describes something thrown, with the line `error_chain` must render and/or the
 or the facts of a failed model call, which `LlmFailure` must accept or refuse (a
 refusal must name ``field``)::
 
-    {"description": ..., "failure": {"message", "code", "status"?, "retry_after"?,
+    {"description": ..., "failure": {"message", "code", "status"?, "retryAfterMs"?,
      "request_id"?}, "valid": false, "field": "status"}
 
 A thrown value is ``{"value": <JSON>}`` (not an error), ``{"unrenderable": true}`` (a
@@ -20,8 +22,9 @@ classes; any other name a plain exception of that name, or an exception group wh
 ``errors`` lists members (Python has no empty group, so ``"errors": []`` builds a plain
 exception). ``hostile`` makes reading the message fail. ``{"ref": <id>}`` stands for
 the error of that ``id``: a cause may refer to any error of the case (so cycles can be
-written), a member only to one built before it. In failure facts ``{"$number": "NaN"}``
-and the infinities stand for numbers JSON cannot write; ``retry_after`` is in seconds.
+written), a member only to one built before it. ``retryAfterMs`` is in milliseconds
+(`LlmFailure.retry_after` is in seconds), and values JSON cannot carry are tags
+(`_values`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from typing import Any, NoReturn
 
 from ..errors import HarnessError, LlmError, LlmFailure, error_chain, error_info
 from ._cases import check_cases, first_reason
+from ._declared import Entry, file_problems
 from ._files import (
     VectorFailure,
     VectorFileError,
@@ -59,7 +63,9 @@ __all__ = [
 ERROR_META_SCHEMA_NAME = "error-vector.schema.json"
 """File name of the meta-schema, looked up in ``meta/`` beside the vector directory."""
 
-_NUMBERS = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+_FIELDS = {"retryAfterMs": "retry_after"}
+"""A failure fact's vector name -> the `LlmFailure` field, where they differ."""
+_KNOWN: dict[str, tuple[str, ...]] = {"rule": (), "profile": (), "wire": ()}
 _OURS: dict[str, type[HarnessError]] = {"HarnessError": HarnessError, "LlmError": LlmError}
 _TAXONOMY_RFC = "docs/rfc/implemented/architecture/2026-11-29-error-taxonomy-with-stable-codes.md"
 
@@ -82,7 +88,10 @@ class ErrorCase:
     """``chain`` and/or ``info`` for a rendering case; ``valid`` (and ``field``) for a
     failure case."""
     failure: Mapping[str, Any] | None = None
-    """The failure facts, special numbers decoded, for a failure case."""
+    """The failure facts as `LlmFailure` fields (a wait in seconds), for a failure
+    case."""
+    requires: frozenset[str] = frozenset()
+    """What the case requires of an implementation: its file's words and its own."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,10 +257,12 @@ def build_thrown(raw: Mapping[str, Any], where: str = "$.error") -> object:
 
 
 def _facts(raw: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        key: _NUMBERS[value["$number"]] if isinstance(value, Mapping) else value
-        for key, value in raw.items()
-    }
+    """Failure facts as `LlmFailure` fields: ``retryAfterMs`` a wait in seconds."""
+    facts = {_FIELDS.get(key, key): value for key, value in raw.items()}
+    wait = facts.get("retry_after")
+    if isinstance(wait, (int, float)) and not isinstance(wait, bool):
+        facts["retry_after"] = wait / 1000
+    return facts
 
 
 # -- loading ---------------------------------------------------------------------------
@@ -277,6 +288,15 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> ErrorVector:
     problems: list[str] = []
     cases: list[ErrorCase] = []
     seen: dict[str, str] = {}
+    entries: list[Entry] = [
+        (
+            f"$.cases[{i}]",
+            raw,
+            {"op:check-failure-facts" if "failure" in raw else "op:render-error"},
+        )
+        for i, raw in enumerate(data["cases"])
+    ]
+    problems += file_problems(data, entries, _KNOWN)
     for index, raw in enumerate(data["cases"]):
         place = f"$.cases[{index}]"
         case_id = f"{path.stem}/{slug(raw['description'])}"
@@ -288,6 +308,7 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> ErrorVector:
             "vector_id": path.stem,
             "description": raw["description"],
             "upstream": raw.get("upstream", data.get("upstream")),
+            "requires": frozenset(data["requires"]) | frozenset(raw.get("requires", ())),
         }
         if "failure" in raw:
             expected = {"valid": raw["valid"]}
@@ -324,7 +345,8 @@ def run_error_case(case: ErrorCase) -> dict[str, Any]:
             LlmFailure(**case.failure)
         except (TypeError, ValueError) as exc:
             field = case.expected.get("field")
-            named = field if field is not None and _names_field(str(exc), field) else None
+            ours = _FIELDS.get(field, field) if isinstance(field, str) else None
+            named = field if ours is not None and _names_field(str(exc), ours) else None
             return {"valid": False, "field": named, "message": str(exc)}
         return {"valid": True}
     try:

@@ -1,7 +1,9 @@
 """What every kind of conformance vector shares: reading JSON, meta-schema checks, errors.
 
 A vector file is pure JSON: `read_json` refuses ``NaN``, the infinities and duplicate
-keys, and names the line and column of a syntax error. `shape_checker` checks a
+keys, and names the line and column of a syntax error. `read_checked` reads a format 2
+vector file: its version, its tagged values (a number JSON readers disagree on, written
+bare, is refused with the tag to write instead) and its shape. `shape_checker` checks a
 document against a meta-schema with python-jsonschema when it is installed, and with a
 given hand check of the same rules otherwise, so the vectors also run where only the
 library's own dependencies are installed. Every problem becomes a `VectorFileError`
@@ -18,6 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ._declared import version_problems
+from ._values import BareNumber, decode_values, number_problem
 
 __all__ = [
     "HandCheck",
@@ -106,7 +111,13 @@ def read_json(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise VectorFileError(path, [f"cannot be read: {exc}"]) from exc
     try:
-        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+        return json.loads(
+            text,
+            parse_constant=_refuse_constant,
+            parse_float=_float,
+            parse_int=_int,
+            object_pairs_hook=_unique_keys,
+        )
     except json.JSONDecodeError as exc:
         problem = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         raise VectorFileError(path, [problem]) from exc
@@ -130,14 +141,29 @@ def meta_path(folder: Path, meta_schema: str | Path | None, default_name: str) -
     return folder.parent / "meta" / default_name
 
 
-def read_checked(path: Path, check: HandCheck) -> Any:
-    """The JSON document of ``path`` after ``check`` found no problem in its shape;
-    raises `VectorFileError` listing every problem otherwise."""
+def read_checked(path: Path, check: HandCheck, *, versioned: bool = True) -> Any:
+    """The JSON document of ``path``, its tags decoded, after ``check`` found no
+    problem in the shape of the document as written; raises `VectorFileError` listing
+    every problem otherwise. A ``versioned`` file must say ``"vectors": 2``."""
     data = read_json(path)
+    problems = version_problems(data) if versioned else []
+    if problems:
+        raise VectorFileError(path, problems)
+    decoded, problems = decode_values(data)
+    if problems:
+        raise VectorFileError(path, problems)
     problems = check(data)
     if problems:
         raise VectorFileError(path, problems)
-    return data
+    return decoded
+
+
+def _float(text: str) -> Any:
+    return BareNumber(text) if number_problem(text) else float(text)
+
+
+def _int(text: str) -> Any:
+    return BareNumber(text) if number_problem(text) else int(text)
 
 
 def _refuse_constant(name: str) -> Any:

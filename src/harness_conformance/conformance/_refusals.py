@@ -1,10 +1,10 @@
 """Refusal entries of schema vectors: schemas and specs a library must refuse.
 
-A schema vector file may hold ``refusals`` beside (or instead of) its cases::
+A schema vector file of refusals holds no spec and no cases::
 
-    {"description": ..., "refusals": [
+    {"vectors": 2, "description": ..., "requires": [...], "refusals": [
         {"description": ..., "json_schema": <a JSON Schema>, "problems": [<fragment>, ...]},
-        {"description": ..., "spec": <a plain-dict spec>}
+        {"description": ..., "requires": [...], "spec": <a plain-dict spec>}
     ]}
 
 An entry holds exactly one of ``json_schema`` (given to `from_json_schema`) or ``spec``
@@ -46,6 +46,8 @@ class SchemaRefusal:
     upstream: str | None = None
     """The reference implementation's test this entry ports (its own ``upstream``,
     else the file's)."""
+    requires: frozenset[str] = frozenset()
+    """What the entry requires of an implementation: its file's words and its own."""
 
 
 def refusal_outcome(refusal: SchemaRefusal) -> Any:

@@ -8,10 +8,11 @@ A replay vector is a folder with three files, and a fourth one optionally:
   cassette through its loop: the durable events in session-log JSON form with every
   ``time`` zeroed and ids replaced by tokens numbered by first appearance
   (`harness_conformance.snapshots.normalize_events`);
-- ``expected.json``: ``{"description", "interactions", "turn_reasons",
-  "invalid_tool_calls": [{"tool", "messages"}], "violations": [{"rule", "seq"}]}``,
-  and optionally ``"failures": [{"code", "status", "retry_after"?}]``, the failure of
-  every model call that failed, compared only when present;
+- ``expected.json``: ``{"vectors": 2, "description", "requires": ["op:replay"],
+  "interactions", "turn_reasons", "invalid_tool_calls": [{"tool", "messages"}],
+  "violations": [{"rule", "seq"}]}``, and optionally ``"failures": [{"code",
+  "status", "retryAfterMs"?}]``, the failure of every model call that failed,
+  compared only when present;
 - ``fault.json`` (optional): the weather the cassette is played under, a fault on one
   recorded response and/or byte cuts of the recorded bodies (`read_vector_fault`).
 
@@ -29,10 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._declared import file_problems
 from ._files import (
     VectorFailure,
     VectorFileError,
     meta_path,
+    read_checked,
     read_json,
     same_json,
     shape_checker,
@@ -44,6 +47,7 @@ from ._replay_faults import (
     read_vector_fault,
     replay_faulted,
 )
+from ._shapes import hand_requires
 
 __all__ = [
     "FAULT_FILE",
@@ -64,7 +68,8 @@ REPLAY_META_SCHEMA_NAME = "replay-vector.schema.json"
 
 _FILES = ("cassette.yaml", "events.json", "expected.json")
 _OUTCOME_KEYS = ("interactions", "turn_reasons", "invalid_tool_calls", "violations")
-_EXPECTED_KEYS = ("description", *_OUTCOME_KEYS)
+_EXPECTED_KEYS = ("vectors", "description", "requires", *_OUTCOME_KEYS)
+_KNOWN: dict[str, tuple[str, ...]] = {"rule": (), "profile": (), "wire": ()}
 _OPTIONAL_KEYS = ("failures",)
 FAULT_FILE = "fault.json"
 
@@ -84,9 +89,11 @@ class ReplayVector:
     events: tuple[dict[str, Any], ...]
     """The expected normalised event log."""
     expected: dict[str, Any]
-    """The expected outcome: ``expected.json`` without its description."""
+    """The expected outcome: the outcome fields of ``expected.json``."""
     fault: VectorFault | None = None
     """The weather of ``fault.json``; None for a vector without one."""
+    requires: frozenset[str] = frozenset({"op:replay"})
+    """What the vector requires of an implementation."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -169,8 +176,8 @@ def _load_folder(
     missing = [name for name in _FILES if not (folder / name).is_file()]
     if missing:
         raise VectorFileError(folder, [f"missing {name}" for name in missing])
-    expected = read_json(folder / "expected.json")
-    problems = check_expected(expected)
+    expected = read_checked(folder / "expected.json", check_expected)
+    problems = file_problems(expected, [("$", None, {"op:replay"})], _KNOWN)
     if problems:
         raise VectorFileError(folder / "expected.json", problems)
     events = read_json(folder / "events.json")
@@ -187,7 +194,10 @@ def _load_folder(
         description=expected["description"],
         cassette=cassette,
         events=tuple(events),
-        expected={key: value for key, value in expected.items() if key != "description"},
+        expected={
+            key: value for key, value in expected.items() if key in _OUTCOME_KEYS + _OPTIONAL_KEYS
+        },
+        requires=frozenset(expected["requires"]),
         fault=fault,
     )
 
@@ -201,6 +211,8 @@ def _hand_expected(data: Any) -> list[str]:
     problems += [f"$: unknown key {k!r}" for k in data if k not in known]
     if "description" in data and not (isinstance(data["description"], str) and data["description"]):
         problems.append("$.description: must be a non-empty string")
+    if "requires" in data:
+        problems += hand_requires(data["requires"], "$.requires")
     if "interactions" in data and type(data["interactions"]) is not int:
         problems.append("$.interactions: must be an integer")
     for key, fields in (

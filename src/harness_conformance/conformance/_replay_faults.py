@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 FAULT_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "status": (("status",), ("retry_after", "context")),
+    "status": (("status",), ("retryAfterMs", "context")),
     "reset-before-body": ((), ()),
     "reset-during-body": (("at",), ()),
     "truncated": (("at",), ("done",)),
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from ..chaos import Fault
     from ..errors import LlmFailure
 
-_INTEGERS = {"interaction": 0, "status": 100, "retry_after": 0, "at": 0, "lines": 0}
+_INTEGERS = {"interaction": 0, "status": 100, "retryAfterMs": 0, "at": 0, "lines": 0}
 _BOOLEANS = ("context", "done")
 
 
@@ -110,6 +110,9 @@ def _hand_fault_object(fault: Any) -> list[str]:
         if not (type(value) is int and value >= low and (name != "status" or value <= 599)):
             bound = " through 599" if name == "status" else ""
             problems.append(f"$.fault.{name}: must be an integer from {low}{bound}")
+    wait = fault.get("retryAfterMs", 0)
+    if type(wait) is int and wait % 1000:
+        problems.append("$.fault.retryAfterMs: must be whole seconds (a multiple of 1000)")
     problems += [
         f"$.fault.{name}: must be a boolean"
         for name in _BOOLEANS
@@ -132,7 +135,7 @@ def read_vector_fault(path: Path, cassette: Path, check: HandCheck) -> VectorFau
     from ..chaos._fault_strategies import applicable_kinds
     from ..errors import CassetteError
 
-    data = read_checked(path, check)
+    data = read_checked(path, check, versioned=False)
     try:
         served = served_responses(cassette)
     except CassetteError as exc:
@@ -142,7 +145,7 @@ def read_vector_fault(path: Path, cassette: Path, check: HandCheck) -> VectorFau
     fault = None
     if "fault" in data:
         try:
-            fault = Fault(**data["fault"])
+            fault = Fault(**_fault_fields(data["fault"]))
         except (TypeError, ValueError) as exc:
             problems.append(f"$.fault: {exc}")
         else:
@@ -185,13 +188,22 @@ def read_vector_fault(path: Path, cassette: Path, check: HandCheck) -> VectorFau
     return VectorFault(fault=fault, cuts=tuple(sorted(cuts)), retries=data.get("retries", 0))
 
 
+def _fault_fields(fault: Mapping[str, Any]) -> dict[str, Any]:
+    """``fault.json``'s fault as `Fault` fields: ``retryAfterMs`` in whole seconds."""
+    fields = {key: value for key, value in fault.items() if key != "retryAfterMs"}
+    if "retryAfterMs" in fault:
+        wait = fault["retryAfterMs"]
+        fields["retry_after"] = wait // 1000 if type(wait) is int and wait % 1000 == 0 else wait
+    return fields
+
+
 def failure_facts(failure: LlmFailure) -> dict[str, Any]:
     """An `LlmFailure` as ``expected.json`` lists it: ``code``, ``status`` (null for
-    none) and ``retry_after`` in seconds when there is one."""
+    none) and ``retryAfterMs`` when there is a wait."""
     facts: dict[str, Any] = {"code": failure.code, "status": failure.status}
     if failure.retry_after is not None:
-        wait = failure.retry_after
-        facts["retry_after"] = int(wait) if float(wait).is_integer() else wait
+        wait = round(failure.retry_after * 1000, 3)
+        facts["retryAfterMs"] = int(wait) if float(wait).is_integer() else wait
     return facts
 
 

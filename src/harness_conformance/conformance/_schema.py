@@ -1,15 +1,22 @@
 """Schema vectors: DSL specs, their compiled JSON Schema, argument values and the
 messages they must produce, and refusals.
 
-A schema vector is one JSON file under ``conformance/schema/``::
+A schema vector is one JSON file under ``conformance/schema/``, in format 2::
 
-    {"description": ..., "spec": <plain-dict spec>, "json_schema": <compiled schema>,
-     "cases": [{"description": ..., "args": <JSON value>, "violations": [<message>, ...]}],
-     "refusals": [{"description": ..., "json_schema" | "spec": <input>, "problems": [...]}]}
+    {"vectors": 2, "description": ..., "requires": [...], "root_label": "",
+     "spec": <plain-dict spec>, "json_schema": <compiled schema>,
+     "cases": [{"description": ..., "args": <JSON value>, "violations": [<message>, ...]}]}
+    {"vectors": 2, "description": ..., "requires": [...],
+     "refusals": [{"description": ..., "requires"?: [...],
+                   "json_schema" | "spec": <input>, "problems": [...]}]}
 
-A file holds ``spec``, ``json_schema`` and ``cases`` together, ``refusals``, or both;
-a refusal entry names a schema or spec that must be refused with `SchemaError`
-(see `SchemaRefusal`).
+A file holds ``spec``, ``json_schema`` and ``cases`` together, or ``refusals``; a
+refusal entry names a schema or spec that must be refused with `SchemaError` (see
+`SchemaRefusal`). ``requires`` says what the entries need (`_declared`): a spec file
+``op:compile-spec``, ``op:validate`` and the DSL extensions its spec uses; a refusal
+``op:import-schema`` or ``op:refuse-spec`` and its spec's extensions. ``root_label``
+is the label validation puts before every path; the empty label, the only one this
+format defines, leaves paths bare and calls the root itself ``arguments``.
 
 `load_schema_vectors` reads every ``*.json`` file of a directory, checks its shape
 against ``conformance/meta/schema-vector.schema.json`` (with python-jsonschema when it
@@ -36,6 +43,7 @@ from ..schema._build import spec_from_dict
 from ..schema._nodes import Spec
 from ..schema._to_json import to_json_schema
 from ..schema._validate import validate_args
+from ._declared import Entry, file_problems, spec_requirements
 from ._files import (
     VectorFileError,
     meta_path,
@@ -81,6 +89,8 @@ class SchemaCase:
     upstream: str | None = None
     """The reference implementation's test this case ports (the case's own
     ``upstream``, else the file's), as ``<path> > <describe> > <test name>``."""
+    requires: frozenset[str] = frozenset()
+    """What the case requires of an implementation: its file's words."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,6 +114,8 @@ class SchemaVector:
     """The cases, in file order."""
     refusals: tuple[SchemaRefusal, ...] = ()
     """The refusal entries, in file order."""
+    requires: frozenset[str] = frozenset()
+    """What every entry of the file requires."""
 
     @property
     def checks(self) -> int:
@@ -174,6 +186,10 @@ def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVec
         except SchemaError as exc:
             details = [f"$.spec: {p}" for p in exc.problems] or [f"$.spec: {exc}"]
             raise VectorFileError(path, details) from exc
+    problems += file_problems(data, _entries(data), _KNOWN)
+    if problems:
+        raise VectorFileError(path, problems)
+    shared = frozenset(data["requires"])
     vector_id = path.stem
     cases: list[SchemaCase] = []
     seen: dict[str, str] = {}
@@ -194,6 +210,7 @@ def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVec
                 args=raw["args"],
                 violations=tuple(raw["violations"]),
                 upstream=raw.get("upstream", data.get("upstream")),
+                requires=shared,
             )
         )
     refusals = [
@@ -204,6 +221,7 @@ def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVec
             schema=raw["json_schema"] if "json_schema" in raw else raw["spec"],
             problems=tuple(raw.get("problems", ())),
             upstream=raw.get("upstream", data.get("upstream")),
+            requires=shared | frozenset(raw.get("requires", ())),
         )
         for index, raw in enumerate(data.get("refusals", ()))
     ]
@@ -217,7 +235,35 @@ def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVec
         json_schema=data.get("json_schema"),
         cases=tuple(cases),
         refusals=tuple(refusals),
+        requires=shared,
     )
+
+
+_KNOWN: dict[str, tuple[str, ...]] = {
+    "rule": (),
+    "profile": (),
+    "events": (),
+    "log": (),
+    "wire": (),
+}
+"""No schema entry requires a rule, a profile, a log shape or a wire format."""
+
+
+def _entries(data: dict[str, Any]) -> list[Entry]:
+    """Each entry of a schema file with what it holds: the spec's compiled-schema
+    check, each case, each refusal."""
+    entries: list[Entry] = []
+    if "spec" in data:
+        holds = {"op:compile-spec", "op:validate"} | spec_requirements(data["spec"])
+        entries.append(("$", None, holds))
+        entries += [(f"$.cases[{i}]", raw, holds) for i, raw in enumerate(data["cases"])]
+    for index, raw in enumerate(data.get("refusals", ())):
+        if "json_schema" in raw:
+            holds = {"op:import-schema"}
+        else:
+            holds = {"op:refuse-spec"} | spec_requirements(raw["spec"])
+        entries.append((f"$.refusals[{index}]", raw, holds))
+    return entries
 
 
 # -- running ---------------------------------------------------------------------------

@@ -13,21 +13,34 @@ from ._refusals import REFUSAL_SOURCES
 
 __all__ = [
     "hand_error_problems",
+    "hand_requires",
     "hand_shape_problems",
 ]
 
-_TOP_KEYS = {"description": str}
+_TOP_KEYS = {"description": str, "requires": list}
 _OPTIONAL_TOP_KEYS = {
     "upstream": str,
+    "root_label": str,
     "spec": dict,
     "json_schema": dict,
     "cases": list,
     "refusals": list,
 }
-_CASE_GROUP = ("spec", "json_schema", "cases")
+_CASE_GROUP = ("spec", "json_schema", "cases", "root_label")
 _CASE_KEYS = ("description", "args", "violations")
-_OPTIONAL_CASE_KEYS = ("upstream",)
-_REFUSAL_KEYS = ("description", "upstream", "problems", *REFUSAL_SOURCES)
+_OPTIONAL_CASE_KEYS = ("upstream", "requires")
+_REFUSAL_KEYS = ("description", "upstream", "requires", "problems", *REFUSAL_SOURCES)
+_WORD = re.compile(r"(op|dsl|rule|profile|events|log|wire):[a-z0-9][a-z0-9_.-]*")
+
+
+def hand_requires(value: Any, where: str) -> list[str]:
+    """The meta-schemas' rule for a ``requires`` list: unique requirement words."""
+    words = value if isinstance(value, list) else [None]
+    if all(isinstance(w, str) and _WORD.fullmatch(w) for w in words) and len(set(words)) == len(
+        words
+    ):
+        return []
+    return [f"{where}: must be an array of unique requirement words (kind:name)"]
 
 
 def hand_shape_problems(data: Any) -> list[str]:
@@ -38,15 +51,23 @@ def hand_shape_problems(data: Any) -> list[str]:
     group = [key for key in _CASE_GROUP if key in data]
     if group and len(group) < len(_CASE_GROUP):
         absent = ", ".join(repr(key) for key in _CASE_GROUP if key not in data)
-        problems.append(f"$: 'spec', 'json_schema' and 'cases' go together; missing {absent}")
+        problems.append(
+            f"$: 'spec', 'json_schema', 'cases' and 'root_label' go together; missing {absent}"
+        )
+    if group and "refusals" in data:
+        problems.append("$: a file holds a spec and its cases, or refusals, not both")
     if not group and "refusals" not in data:
         problems.append("$: must hold 'spec', 'json_schema' and 'cases', or 'refusals'")
-    allowed = _TOP_KEYS.keys() | _OPTIONAL_TOP_KEYS.keys()
+    if "root_label" in data and data["root_label"] != "":
+        problems.append('$.root_label: must be "", the only label this format defines')
+    if "requires" in data:
+        problems += hand_requires(data["requires"], "$.requires")
+    allowed = {"vectors"} | _TOP_KEYS.keys() | _OPTIONAL_TOP_KEYS.keys()
     problems += [f"$: unknown key {key!r}" for key in data if key not in allowed]
     for key, kind in (_TOP_KEYS | _OPTIONAL_TOP_KEYS).items():
         if key in data and not isinstance(data[key], kind):
             problems.append(f"$.{key}: must be {_KIND_NAMES[kind]}")
-    for key in ("description", *_OPTIONAL_TOP_KEYS):
+    for key in ("description", "upstream"):
         if isinstance(data.get(key), str) and not data[key]:
             problems.append(f"$.{key}: must not be empty")
     cases = data.get("cases")
@@ -79,6 +100,8 @@ def _hand_case_problems(case: Any, where: str) -> list[str]:
     description = case.get("description")
     if "description" in case and not (isinstance(description, str) and slug(description)):
         problems.append(f"{where}.description: must be a string with a letter or digit")
+    if "requires" in case:
+        problems += hand_requires(case["requires"], f"{where}.requires")
     violations = case.get("violations")
     if "violations" in case and not (
         isinstance(violations, list) and all(isinstance(m, str) and m for m in violations)
@@ -104,6 +127,8 @@ def _hand_refusal_problems(entry: Any, where: str) -> list[str]:
     upstream = entry.get("upstream")
     if "upstream" in entry and not (isinstance(upstream, str) and upstream):
         problems.append(f"{where}.upstream: must be a non-empty string")
+    if "requires" in entry:
+        problems += hand_requires(entry["requires"], f"{where}.requires")
     fragments = entry.get("problems")
     if "problems" in entry and not (
         isinstance(fragments, list) and all(isinstance(f, str) and f for f in fragments)
@@ -112,12 +137,11 @@ def _hand_refusal_problems(entry: Any, where: str) -> list[str]:
     return problems
 
 
-_FILE_KEYS = {"description", "upstream", "cases"}
-_ERROR_CASE_KEYS = {"description", "upstream", "error", "chain", "info"}
-_FAILURE_CASE_KEYS = {"description", "upstream", "failure", "valid", "field"}
+_FILE_KEYS = {"vectors", "description", "upstream", "requires", "cases"}
+_ERROR_CASE_KEYS = {"description", "upstream", "requires", "error", "chain", "info"}
+_FAILURE_CASE_KEYS = {"description", "upstream", "requires", "failure", "valid", "field"}
 _ERROR_KEYS = {"id", "name", "message", "code", "cause", "errors", "hostile"}
-_FACTS = ("message", "code", "status", "retry_after", "request_id")
-_NUMBERS = {"NaN", "Infinity", "-Infinity"}
+_FACTS = ("message", "code", "status", "retryAfterMs", "request_id")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -136,7 +160,9 @@ def hand_error_problems(data: Any) -> list[str]:
     """Every way ``data`` breaks the error vector meta-schema."""
     if not isinstance(data, dict):
         return ["$: must be an object"]
-    problems = _keys(data, "$", _FILE_KEYS, ("description", "cases"))
+    problems = _keys(data, "$", _FILE_KEYS, ("vectors", "description", "requires", "cases"))
+    if "requires" in data:
+        problems += hand_requires(data["requires"], "$.requires")
     if "description" in data and not _text(data["description"]):
         problems.append("$.description: must be a non-empty string")
     if "upstream" in data and not _text(data["upstream"]):
@@ -175,6 +201,8 @@ def _case(case: Any, where: str) -> list[str]:
         problems.append(f"{where}.description: must be a string with a letter or digit")
     if "upstream" in case and not _text(case["upstream"]):
         problems.append(f"{where}.upstream: must be a non-empty string")
+    if "requires" in case:
+        problems += hand_requires(case["requires"], f"{where}.requires")
     return problems
 
 
@@ -185,14 +213,11 @@ def _failure(case: dict[str, Any], where: str) -> list[str]:
         problems.append(f"{where}.failure: must be an object")
         facts = {}
     problems += _keys(facts, f"{where}.failure", set(_FACTS), ("message", "code"))
-    for key, value in facts.items():
-        if isinstance(value, dict) and not (
-            value.keys() == {"$number"} and value["$number"] in _NUMBERS
-        ):
-            problems.append(
-                f'{where}.failure.{key}: an object must be {{"$number": "NaN" | "Infinity"'
-                ' | "-Infinity"}'
-            )
+    problems += [
+        f'{where}.failure.{key}: an object must be a tagged value {{"$value": ...}}'
+        for key, value in facts.items()
+        if isinstance(value, dict) and "$value" not in value
+    ]
     valid = case.get("valid")
     if "valid" in case and not isinstance(valid, bool):
         problems.append(f"{where}.valid: must be a boolean")

@@ -1,8 +1,11 @@
 """Load and run the wire conformance vectors of ``conformance/wire/``.
 
-A wire vector file is ``{"description", "format", "upstream"?, "cases": [...]}``, every
-case in the one wire format ``format`` names (`harness_conformance.wire.format_named`).
-A case is one of three kinds:
+A wire vector file (format 2) is ``{"vectors": 2, "description", "requires", "format",
+"upstream"?, "cases": [...]}``, every case in the one wire format ``format`` names
+(`harness_conformance.wire.format_named`). A case requires ``wire:<format>``,
+``op:read-response`` (a response or HTTP error) or ``op:read-request``, and
+``wire:non-streamed-body`` for a ``body``, declared in the file's ``requires`` or its
+own. A case is one of three kinds:
 
 - a response: ``events`` (the stream's events, each its parsed JSON or a string for
   data that is not JSON) or ``body`` (a non-streamed 200 body, read through the
@@ -11,7 +14,7 @@ A case is one of three kinds:
   the chunks given before the reader raised. ``server_calls`` lists the tools the
   provider ran itself, compared when given;
 - an HTTP error: ``status``, ``error_body`` and ``headers``, expecting ``failure``:
-  ``{"code", "status", "retry_after"?}`` (no ``retry_after``: the failure has none);
+  ``{"code", "status", "retryAfterMs"?}`` (no ``retryAfterMs``: the failure has none);
 - a request: ``url`` and ``request_body``, expecting ``request``: the ``model``,
   ``messages``, ``tools``, ``server_tools`` and ``stream`` of its `ChatRequest`.
 
@@ -31,6 +34,7 @@ from ..errors import LlmError
 from ..events import chunk_to_json
 from ..wire import WireFormat, format_named
 from ._cases import check_cases, first_reason
+from ._declared import Entry, file_problems
 from ._files import (
     VectorFailure,
     VectorFileError,
@@ -40,7 +44,7 @@ from ._files import (
     shape_checker,
     slug,
 )
-from ._wire_shapes import WireKind, case_kind, chunk_problems, hand_wire_problems
+from ._wire_shapes import WIRE_WORDS, WireKind, case_kind, chunk_problems, hand_wire_problems
 
 __all__ = [
     "WIRE_KNOWN_GAPS",
@@ -57,7 +61,8 @@ WIRE_META_SCHEMA_NAME = "wire-vector.schema.json"
 """File name of the meta-schema, looked up in ``meta/`` beside the vector directory."""
 
 _EXPECTED = ("chunks", "failure", "server_calls", "request")
-_NOT_GIVEN = frozenset({*_EXPECTED, "description", "upstream"})
+_NOT_GIVEN = frozenset({*_EXPECTED, "description", "upstream", "requires"})
+_KNOWN = {"rule": (), "profile": (), "wire": WIRE_WORDS}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,6 +86,8 @@ class WireCase:
     """``chunks`` or ``failure`` (and ``server_calls``); ``failure``; or ``request``."""
     upstream: str | None = None
     """The reference test the case ports (the case's ``upstream``, else the file's)."""
+    requires: frozenset[str] = frozenset()
+    """What the case requires of an implementation: its file's words and its own."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,6 +137,9 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> WireVector:
     problems: list[str] = []
     cases: list[WireCase] = []
     seen: dict[str, str] = {}
+    problems += file_problems(
+        data, [_entry(data, i, raw) for i, raw in enumerate(data["cases"])], _KNOWN
+    )
     for index, raw in enumerate(data["cases"]):
         place = f"$.cases[{index}]"
         case_id = f"{path.stem}/{slug(raw['description'])}"
@@ -151,6 +161,7 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> WireVector:
                 given={k: v for k, v in raw.items() if k not in _NOT_GIVEN},
                 expected={k: raw[k] for k in _EXPECTED if k in raw},
                 upstream=raw.get("upstream", data.get("upstream")),
+                requires=frozenset(data["requires"]) | frozenset(raw.get("requires", ())),
             )
         )
     if problems:
@@ -162,6 +173,14 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> WireVector:
         format=data["format"],
         cases=tuple(cases),
     )
+
+
+def _entry(data: Mapping[str, Any], index: int, raw: Mapping[str, Any]) -> Entry:
+    holds = {f"wire:{data['format']}"}
+    holds.add("op:read-request" if case_kind(raw) == "request" else "op:read-response")
+    if "body" in raw:
+        holds.add("wire:non-streamed-body")
+    return (f"$.cases[{index}]", raw, holds)
 
 
 # -- running ---------------------------------------------------------------------------
@@ -205,7 +224,7 @@ def run_wire_case(case: WireCase) -> dict[str, Any]:
             )
             failure: dict[str, Any] = {"code": found.code, "status": found.status}
             if found.retry_after is not None:
-                failure["retry_after"] = found.retry_after
+                failure["retryAfterMs"] = round(found.retry_after * 1000, 3)
             return {"failure": failure}
         request = wire.read_request(case.given["url"], case.given["request_body"])
     except Exception as exc:  # a bug in a format is a failed case, not a crashed run

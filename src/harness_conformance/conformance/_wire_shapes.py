@@ -11,25 +11,37 @@ from typing import Any, Literal
 from ..errors import LlmError
 from ..events import chunk_from_json
 from ._files import slug
+from ._shapes import hand_requires
 
-__all__ = ["WireKind", "case_kind", "chunk_problems", "hand_wire_problems"]
+__all__ = ["WIRE_WORDS", "WireKind", "case_kind", "chunk_problems", "hand_wire_problems"]
 
 WireKind = Literal["response", "http-error", "request"]
 
 _FORMATS = ("openai-chat", "anthropic-messages", "openai-responses", "gemini")
+WIRE_WORDS = (*_FORMATS, "non-streamed-body")
+"""The ``wire:`` requirement words."""
 _CODES = LlmError.codes
 _REQUEST_KEYS = ("model", "messages", "tools", "server_tools", "stream")
 _CASE_KEYS: dict[str, tuple[set[str], tuple[str, ...]]] = {
     "response": (
-        {"description", "upstream", "events", "body", "chunks", "failure", "server_calls"},
+        {
+            "description",
+            "upstream",
+            "requires",
+            "events",
+            "body",
+            "chunks",
+            "failure",
+            "server_calls",
+        },
         ("description",),
     ),
     "http-error": (
-        {"description", "upstream", "status", "error_body", "headers", "failure"},
+        {"description", "upstream", "requires", "status", "error_body", "headers", "failure"},
         ("description", "status", "error_body", "failure"),
     ),
     "request": (
-        {"description", "upstream", "url", "request_body", "request"},
+        {"description", "upstream", "requires", "url", "request_body", "request"},
         ("description", "url", "request_body", "request"),
     ),
 }
@@ -123,16 +135,16 @@ def _http_problems(case: Mapping[str, Any], where: str) -> list[str]:
     if not isinstance(failure, dict) or not {"code", "status"} <= set(failure) <= {
         "code",
         "status",
-        "retry_after",
+        "retryAfterMs",
     }:
-        return [*problems, f'{where}.failure: must be {{"code", "status", "retry_after"?}}']
+        return [*problems, f'{where}.failure: must be {{"code", "status", "retryAfterMs"?}}']
     if failure["code"] not in _CODES:
         problems.append(f"{where}.failure.code: must be one of {list(_CODES)}")
     if failure["status"] is not None and type(failure["status"]) is not int:
         problems.append(f"{where}.failure.status: must be an integer or null")
-    wait = failure.get("retry_after", 1)
+    wait = failure.get("retryAfterMs", 1)
     if type(wait) not in (int, float) or wait <= 0:
-        problems.append(f"{where}.failure.retry_after: must be a number above 0")
+        problems.append(f"{where}.failure.retryAfterMs: must be a number above 0")
     return problems
 
 
@@ -167,16 +179,18 @@ def hand_wire_problems(data: Any) -> list[str]:
         return ["$: must be an object"]
     problems = [
         f"$: missing required key {k!r}"
-        for k in ("description", "format", "cases")
+        for k in ("vectors", "description", "requires", "format", "cases")
         if k not in data
     ]
-    allowed = {"description", "format", "upstream", "cases"}
+    allowed = {"vectors", "description", "requires", "format", "upstream", "cases"}
     problems += [f"$: unknown key {key!r}" for key in data if key not in allowed]
     for key in ("description", "upstream"):
         if key in data and not (isinstance(data[key], str) and data[key]):
             problems.append(f"$.{key}: must be a non-empty string")
     if "format" in data and data["format"] not in _FORMATS:
         problems.append(f"$.format: must be one of {list(_FORMATS)}")
+    if "requires" in data:
+        problems += hand_requires(data["requires"], "$.requires")
     cases = data.get("cases")
     if "cases" in data and not (isinstance(cases, list) and cases):
         return [*problems, "$.cases: must be a non-empty array"]
@@ -194,6 +208,8 @@ def hand_wire_problems(data: Any) -> list[str]:
             problems.append(f"{where}.description: must be a string with a letter or digit")
         if "upstream" in case and not (isinstance(case["upstream"], str) and case["upstream"]):
             problems.append(f"{where}.upstream: must be a non-empty string")
+        if "requires" in case:
+            problems += hand_requires(case["requires"], f"{where}.requires")
         check = {
             "response": _response_problems,
             "http-error": _http_problems,
