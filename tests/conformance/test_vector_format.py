@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
