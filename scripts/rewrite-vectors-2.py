@@ -18,6 +18,7 @@ Exit status: 0 when every file was rewritten or already current, 1 when one was 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -45,12 +46,11 @@ def parse(text: str) -> Any:
 def tagged(value: Any) -> Any:
     """``value`` with numbers and ``{"$number": ...}`` objects JSON cannot carry as tags."""
     if isinstance(value, Number):
-        problem = number_problem(value)
-        if problem is None:
+        if number_problem(value) is None:
             return value
         if float(value) == 0:
             return {TAG: "-0.0"}
-        if "inf" in problem:
+        if math.isinf(float(value)) and not value.lstrip("-").isdigit():
             return {TAG: "-inf" if value.startswith("-") else "+inf"}
         return {TAG: "int", "digits": str(value)}
     if isinstance(value, dict) and value.keys() == {"$number"}:

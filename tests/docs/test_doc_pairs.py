@@ -8,23 +8,17 @@ docs to show the gate catches each kind of drift.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from _scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_gate() -> ModuleType:
-    path = ROOT / "scripts" / "verify-doc-pairs.py"
-    spec = importlib.util.spec_from_file_location("verify_doc_pairs", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "scripts" / "verify-doc-pairs.py")
 
 
 GATE = _load_gate()

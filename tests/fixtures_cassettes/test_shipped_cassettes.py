@@ -9,7 +9,6 @@ are reproduced by the regenerator; no file holds a secret.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import re
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _scripts import load_script
 
 from harness_conformance.cassettes import ForeignReplay, find_secrets, replay_foreign, sse_items
 from harness_conformance.events import StepStartEvent, ToolCallEvent, ToolResultEvent
@@ -305,13 +305,7 @@ def _interactions(path: Path) -> Any:
 
 
 def _generator() -> ModuleType:
-    location = ROOT / "scripts" / "record_loopback_fixtures.py"
-    spec = importlib.util.spec_from_file_location("record_loopback_fixtures", location)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "scripts" / "record_loopback_fixtures.py")
 
 
 @pytest.fixture(scope="module")

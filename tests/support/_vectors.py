@@ -9,11 +9,12 @@ runs before the declarations are compared, then reports what the test planted.
 
 from __future__ import annotations
 
-import importlib.util
 from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from _scripts import load_script
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "rewrite-vectors-2.py"
 
@@ -21,12 +22,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "rewrite-vectors-2.py
 @cache
 def rewrite_script() -> ModuleType:
     """The rewrite script, imported as a module."""
-    spec = importlib.util.spec_from_file_location("rewrite_vectors_2", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPT)
 
 
 def declared(kind: str, data: Any) -> Any:

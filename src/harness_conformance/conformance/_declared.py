@@ -29,6 +29,7 @@ __all__ = [
     "FORMAT",
     "OPERATIONS",
     "REWRITE",
+    "WORD",
     "Entry",
     "declaration_problems",
     "file_problems",
@@ -78,7 +79,8 @@ CORE_DSL = frozenset(
 ``const`` or ``enum`` on a container, a schema-valued ``additional_properties``, named
 definitions and parameter-root keys beyond ``properties`` are extensions."""
 
-_WORD = re.compile(r"(op|dsl|rule|profile|events|log|wire):[a-z0-9][a-z0-9_.-]*")
+WORD = re.compile(r"(op|dsl|rule|profile|events|log|wire):[a-z0-9][a-z0-9_.-]*")
+"""The form of a requirement word, ``kind:name``."""
 _CLOSED = {
     "op": frozenset(OPERATIONS),
     "events": frozenset({"live", "without-seq"}),
@@ -110,7 +112,7 @@ def requirement_problems(words: Any, where: str, known: Mapping[str, Iterable[st
     closed = {**_CLOSED, **{kind: frozenset(values) for kind, values in known.items()}}
     for index, word in enumerate(words):
         place = f"{where}[{index}]"
-        if not isinstance(word, str) or not _WORD.fullmatch(word):
+        if not isinstance(word, str) or not WORD.fullmatch(word):
             problems.append(f"{place}: {word!r} is not a requirement word (kind:name)")
             continue
         kind, _, name = word.partition(":")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._declared import WORD
 from ._files import slug
 from ._refusals import REFUSAL_SOURCES
 
@@ -30,13 +31,12 @@ _CASE_GROUP = ("spec", "json_schema", "cases", "root_label")
 _CASE_KEYS = ("description", "args", "violations")
 _OPTIONAL_CASE_KEYS = ("upstream", "requires")
 _REFUSAL_KEYS = ("description", "upstream", "requires", "problems", *REFUSAL_SOURCES)
-_WORD = re.compile(r"(op|dsl|rule|profile|events|log|wire):[a-z0-9][a-z0-9_.-]*")
 
 
 def hand_requires(value: Any, where: str) -> list[str]:
     """The meta-schemas' rule for a ``requires`` list: unique requirement words."""
     words = value if isinstance(value, list) else [None]
-    if all(isinstance(w, str) and _WORD.fullmatch(w) for w in words) and len(set(words)) == len(
+    if all(isinstance(w, str) and WORD.fullmatch(w) for w in words) and len(set(words)) == len(
         words
     ):
         return []
