@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from _near_values import near_valid_values
+from _sweep import ORACLE_FACTOR
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -115,11 +116,14 @@ def assert_agrees(spec: Spec, value: Any) -> list[str]:
 ONE_INT = s.params({"n": s.integer(required=True)})
 
 # A disagreement needs a spec and a value that meet at one boundary. A derandomized
-# profile draws the same examples on every run, so there these cheap tests draw five
-# times the profile's examples; randomized runs reach new examples on every run instead.
+# profile draws the same examples on every run, so there these cheap tests draw
+# `ORACLE_FACTOR` times the profile's examples (``_sweep.py``); randomized runs reach new
+# examples on every run instead.
 _PROFILE = settings()  # the active profile
 THOROUGH = settings(
-    max_examples=5 * _PROFILE.max_examples if _PROFILE.derandomize else _PROFILE.max_examples
+    max_examples=ORACLE_FACTOR * _PROFILE.max_examples
+    if _PROFILE.derandomize
+    else _PROFILE.max_examples
 )
 
 
