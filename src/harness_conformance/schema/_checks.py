@@ -36,10 +36,18 @@ __all__ = [
 
 
 class Out(list[str]):
-    """The message list of one validation; ``active`` guards recursive refs against cycles
-    and ``budget`` is the time budget of a ``pattern`` check (None: the default)."""
+    """The message list of one validation.
+
+    ``active`` holds the ids of the containers whose items are being walked, so a
+    reference reached again inside one of them (a cyclic value) stops there; ``memo``
+    keeps the messages of each reference already checked under a combinator, by
+    reference, value and path, and ``branching`` counts the walking combinators whose
+    branches are being checked (only then can a reference meet the same value and path
+    twice); ``budget`` is the time budget of a ``pattern`` check (None: the default)."""
 
     active: set[int] | None = None
+    memo: dict[tuple[Any, ...], tuple[Any, tuple[str, ...]]] | None = None
+    branching: int = 0
     budget: float | None = None
 
 

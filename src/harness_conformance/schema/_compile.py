@@ -13,7 +13,6 @@ from ._containers import (
     array_check,
     object_check,
     one_of_check,
-    ref_check,
 )
 from ._leaves import leaf_check, literal_tests, plural
 from ._lossless import canonical
@@ -30,6 +29,7 @@ from ._nodes import (
     RefNode,
     Spec,
 )
+from ._recursion import ref_check
 
 __all__ = ["PLAIN_DEPTH", "accepted_kinds", "compile_check"]
 
@@ -148,7 +148,7 @@ class _Compiler:
             if isinstance(target, ArrayNode)
             else "value"
         )
-        return ref_check(lambda: refs[name], wording)
+        return ref_check(name, lambda: refs[name], wording)
 
     def kinds(self, node: Node) -> frozenset[str]:
         """The JSON kinds a node accepts by type alone (``number`` covers ``integer``)."""

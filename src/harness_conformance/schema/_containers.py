@@ -1,16 +1,17 @@
-"""Checks of objects, arrays, ``one_of``, ``any_of`` and references.
+"""Checks of objects, arrays, ``one_of`` and ``any_of`` (references: ``_recursion.py``).
 
 Each container comes in two variants with the same behaviour. The plain variant
 calls its children directly; it is used when no reference lies below and the subtree
 nests at most ``PLAIN_DEPTH`` levels (``_compile.py``), which bounds the recursion. The
 walking variant is a generator that yields child walks to the driver instead, so a
 recursive or deeply nested spec can follow a value of any depth without recursing in
-Python.
+Python. A walking container marks itself in ``out.active`` while its items are checked
+(``_recursion.entered``), and a walking combinator counts itself in ``out.branching``
+while its branches are checked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ._checks import (
@@ -26,9 +27,10 @@ from ._checks import (
 )
 from ._leaves import Test
 from ._lossless import is_lossless
+from ._recursion import entered, left
 from ._render import join_path, label
 
-__all__ = ["ANY_VALUE", "any_of_check", "array_check", "object_check", "one_of_check", "ref_check"]
+__all__ = ["ANY_VALUE", "any_of_check", "array_check", "object_check", "one_of_check"]
 
 _CLOSED = " is not a declared property (additionalProperties: false)"
 
@@ -98,6 +100,7 @@ def object_check(
 
     def walk(value: dict[Any, Any], path: Path, out: Out) -> Walk:
         start = len(out)
+        fresh = entered(value, out)
         try:
             if prelude:
                 _prelude(value, path, out, tests, required)
@@ -125,6 +128,8 @@ def object_check(
                 out.append(lossless_message(path, "object"))
         except Exception:
             out.append(lossless_message(path))
+        finally:
+            left(value, out, fresh)
 
     def walking_check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
         if not isinstance(value, dict):
@@ -162,6 +167,7 @@ def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) 
 
     def walk(value: list[Any], path: Path, out: Out) -> Walk:
         start = len(out)
+        fresh = entered(value, out)
         try:
             for failed, suffix in tests:
                 if failed(value):
@@ -178,6 +184,8 @@ def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) 
                 out.append(lossless_message(path, "array"))
         except Exception:
             out.append(lossless_message(path))
+        finally:
+            left(value, out, fresh)
 
     def walking_check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
         if not isinstance(value, list):
@@ -210,15 +218,19 @@ def one_of_check(branches: tuple[Check, ...], *, walking: bool) -> Check:
 
     def walk(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk:
         matched = 0
-        for branch in branches:
-            mark = len(out)
-            child = branch(value, parent, key, out)
-            if child is not None:
-                yield child
-            if len(out) == mark:
-                matched += 1
-            else:
-                del out[mark:]
+        out.branching += 1
+        try:
+            for branch in branches:
+                mark = len(out)
+                child = branch(value, parent, key, out)
+                if child is not None:
+                    yield child
+                if len(out) == mark:
+                    matched += 1
+                else:
+                    del out[mark:]
+        finally:
+            out.branching -= 1
         _one_of_verdict(matched, parent, key, out)
 
     return walk if walking else plain
@@ -259,44 +271,19 @@ def any_of_check(
 
     def walk(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk:
         found: list[list[str]] = []
-        for branch in branches:
-            mark = len(out)
-            child = branch(value, parent, key, out)
-            if child is not None:
-                yield child
-            if len(out) == mark:
-                return
-            found.append(out[mark:])
-            del out[mark:]
+        out.branching += 1
+        try:
+            for branch in branches:
+                mark = len(out)
+                child = branch(value, parent, key, out)
+                if child is not None:
+                    yield child
+                if len(out) == mark:
+                    return
+                found.append(out[mark:])
+                del out[mark:]
+        finally:
+            out.branching -= 1
         _any_of_verdict(value, kinds, found, parent, key, out)
 
     return walk if walking else plain
-
-
-def ref_check(target: Callable[[], Check], wording: str = "value") -> Check:
-    """A reference: containers are handed to the driver, and a container already being
-    checked further up the same path (a cycle) is not lossless JSON, worded for the
-    definition's node (``object``, ``array`` or ``value``)."""
-
-    def walk(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk:
-        ident = id(value)
-        active = out.active
-        if active is None:
-            active = out.active = set()
-        if ident in active:
-            out.append(lossless_message(path_of(parent, key), wording))
-            return
-        active.add(ident)
-        try:
-            child = target()(value, parent, key, out)
-            if child is not None:
-                yield child
-        finally:
-            active.discard(ident)
-
-    def check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
-        if isinstance(value, (dict, list)):
-            return walk(value, parent, key, out)
-        return target()(value, parent, key, out)
-
-    return check

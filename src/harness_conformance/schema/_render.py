@@ -128,13 +128,31 @@ class _Piece(str):
 
 
 class PathLink:
-    """The path of a child: its parent's path and its key, rendered on demand."""
+    """The path of a child: its parent's path and its key, rendered on demand. Links
+    compare and hash by the keys they stand for (the hash kept from construction), so
+    two links built for one path are one key of the references' memo."""
 
-    __slots__ = ("key", "parent")
+    __slots__ = ("_hash", "key", "parent")
 
     def __init__(self, parent: Path, key: str | int) -> None:
         self.parent = parent
         self.key = key
+        self._hash = hash((parent, type(key), key))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        mine: object = self
+        while type(mine) is PathLink and type(other) is PathLink:
+            if mine is other:
+                return True
+            if mine._hash != other._hash or type(mine.key) is not type(other.key):
+                return False
+            if mine.key != other.key:
+                return False
+            mine, other = mine.parent, other.parent
+        return type(mine) is type(other) and mine == other
 
     def __str__(self) -> str:
         keys: list[str | int] = []
