@@ -20,7 +20,7 @@ from typing import Any, ClassVar, TypeAlias
 
 from ..errors import SchemaError, SchemaProblem
 from ._lossless import is_lossless
-from ._pattern import pattern_error
+from ._pattern import pattern_error, pattern_size_error
 from ._refs import ref_problems
 from ._structural import tree_equal, tree_hash, tree_repr
 
@@ -192,8 +192,11 @@ class StringNode(_Literals):
             if type(self.pattern) is not str:
                 problems.append(SchemaProblem("pattern", "must be a string"))
             else:
-                error = pattern_error(self.pattern)
-                if error is not None:
+                too_large = pattern_size_error(self.pattern)
+                error = None if too_large else pattern_error(self.pattern)
+                if too_large is not None:
+                    problems.append(SchemaProblem("pattern", too_large))
+                elif error is not None:
                     problems.append(SchemaProblem("pattern", f"is not a valid regex: {error}"))
         if self.format is not None and type(self.format) is not str:
             problems.append(SchemaProblem("format", "must be a string"))

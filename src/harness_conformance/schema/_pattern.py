@@ -14,6 +14,12 @@ engine can take exponential time on some pattern and string pairs (``^(a+)+$`` a
   ``VERSION0`` mode is compatible with ``re``) and stops a match after ``timeout``
   seconds. A check stopped that way is reported with its own message, never accepted.
 
+Compiling is bounded too: the ``regex`` engine writes out fixed counts of a repeat when
+it compiles, so ``((a{100}){100}){100}`` becomes a million items and hundreds of
+megabytes. A pattern whose expansion (`expansion`: each item counts once, a repeat
+counts its body times its lower bound, and once more when it may repeat further) is
+above `PATTERN_EXPANSION` is refused before either engine sees it.
+
 The budget is `PATTERN_BUDGET` seconds per check, raised with the ``pattern_budget``
 argument of ``validate_args`` or the ``HARNESS_CONFORMANCE_PATTERN_BUDGET`` environment
 variable (seconds, a positive number; an unusable value leaves the default).
@@ -32,11 +38,14 @@ __all__ = [
     "FAST_PATH_LENGTH",
     "FAST_PATTERN_LENGTH",
     "PATTERN_BUDGET",
+    "PATTERN_EXPANSION",
     "PatternTimeout",
     "budget_from_env",
     "compile_pattern",
+    "expansion",
     "matches",
     "pattern_error",
+    "pattern_size_error",
 ]
 
 PATTERN_BUDGET = 0.1
@@ -48,6 +57,9 @@ FAST_PATH_LENGTH = 1000
 pattern's shape keeps its backtracking small."""
 FAST_PATTERN_LENGTH = 100
 """Only patterns up to this many characters may use the unbounded ``re`` engine."""
+PATTERN_EXPANSION = 100_000
+"""The most items a pattern may expand to when compiled (see `expansion`); about 30 MB
+and 50 ms of compiling on the ``regex`` engine."""
 
 # ``regex`` ships no type information; it is used through the four names below.
 regex: Any = importlib.import_module("regex")
@@ -66,12 +78,64 @@ _REPEATS = frozenset(
 )
 
 
+_NESTED = frozenset({sre.ASSERT, sre.ASSERT_NOT})
+
+
 class PatternTimeout(Exception):
     """A pattern check did not finish within its time budget."""
 
 
+def expansion(parsed: Any, limit: int = PATTERN_EXPANSION) -> int:
+    """How many items a parsed pattern (``re._parser.parse``) is written out to when
+    compiled, counted until it passes ``limit``: one per item, a repeat's body times its
+    lower bound (once more when the upper bound is higher), the sum of the branches of
+    an alternation."""
+    total = 0
+    for op, arg in parsed:
+        if op in _REPEATS:
+            low, high, body = arg
+            inner = expansion(body, limit)
+            total += inner * max(low, 1) + (inner if high != low else 0)
+        elif op is sre.SUBPATTERN:
+            total += expansion(arg[3], limit)
+        elif op is sre.BRANCH:
+            total += sum(expansion(branch, limit) for branch in arg[1])
+        elif op in _NESTED:
+            total += expansion(arg[1], limit)
+        elif op is sre.ATOMIC_GROUP:
+            total += expansion(arg, limit)
+        elif op is sre.GROUPREF_EXISTS:
+            total += sum(expansion(part, limit) for part in arg[1:] if part is not None)
+        else:
+            total += 1
+        if total > limit:
+            return total
+    return total
+
+
+def pattern_size_error(pattern: str) -> str | None:
+    """Why ``pattern`` is too large to compile (it expands to more than
+    `PATTERN_EXPANSION` items), or None; a pattern that does not parse is left to
+    `pattern_error`."""
+    try:
+        size = expansion(sre_parse.parse(pattern))
+    except Exception:
+        return None
+    if size <= PATTERN_EXPANSION:
+        return None
+    return (
+        f"is too large to compile: its repeats expand to more than {PATTERN_EXPANSION}"
+        " items (write fewer or smaller counted repeats)"
+    )
+
+
 def pattern_error(pattern: str) -> str | None:
-    """Why ``pattern`` cannot be used, or None when both engines accept it."""
+    """Why ``pattern`` cannot be used, or None when both engines accept it and it
+    expands to at most `PATTERN_EXPANSION` items. Nothing is compiled for a pattern
+    `pattern_size_error` refuses."""
+    too_large = pattern_size_error(pattern)
+    if too_large is not None:
+        return too_large
     try:
         re.compile(pattern)
         regex.compile(pattern, regex.VERSION0)
@@ -147,7 +211,8 @@ def compile_pattern(pattern: str) -> tuple[Callable[[str], Any] | None, Callable
     """``(quick, bounded)`` searches for ``pattern``. ``quick`` (None unless the pattern's
     shape allows it) is ``re``'s search, for strings of at most `FAST_PATH_LENGTH` code
     points; ``bounded(text, timeout=seconds)`` is the ``regex`` engine's search, which
-    raises ``TimeoutError`` when it runs out of time."""
+    raises ``TimeoutError`` when it runs out of time. The pattern must be one
+    `pattern_error` accepts (every spec's is)."""
     bounded = regex.compile(pattern, regex.VERSION0).search
     quick = re.compile(pattern).search if _fast(pattern) else None
     return quick, bounded
