@@ -85,6 +85,7 @@ __all__ = [
     "ToolOutputError",
     "ToolRegistry",
     "TurnResult",
+    "UncheckedToolCall",
     "Violation",
     "check_log",
     "define_tool",
@@ -112,6 +113,7 @@ _LAZY = {
     "ForeignReplay": ".cassettes.foreign",
     "ForeignSession": ".cassettes.foreign",
     "InvalidToolCall": ".cassettes.foreign",
+    "UncheckedToolCall": ".cassettes.foreign",
     "replay_foreign": ".cassettes.foreign",
 }
 

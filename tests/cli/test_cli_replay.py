@@ -197,7 +197,7 @@ def test_replays_a_cassette_recorded_by_our_loop(
     assert main(["replay", str(cassette), "--json", str(report)]) == 0
 
     out = capsys.readouterr().out
-    assert table_rows(out) == [[str(cassette), "1", "2", "1", "0", "0", "completed", "ok"]]
+    assert table_rows(out) == [[str(cassette), "1", "2", "1", "0", "0", "0", "completed", "ok"]]
     assert totals_line(out) == "1 cassette, 0 violations, 0 invalid tool calls, 0 errors"
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["passed"] is True

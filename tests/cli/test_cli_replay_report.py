@@ -87,7 +87,7 @@ def test_violations_fail_the_run_and_are_reported(
         f"{name} session 2: seq 4 [turn-pairing] turn/end names turn 2, but turn 1 is open" in out
     )
     assert f"{name} session 2: seq 7 [seq-contiguous] seq 7 follows seq 5" in out
-    assert table_rows(out) == [[name, "2", "1", "0", "0", "2", "FAIL"]]
+    assert table_rows(out) == [[name, "2", "1", "0", "0", "0", "2", "FAIL"]]
     assert totals_line(out) == "1 cassette, 2 violations, 0 invalid tool calls, 0 errors"
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["passed"] is False
@@ -154,6 +154,7 @@ def test_json_report_has_the_documented_shape(
         "turn_reasons",
         "violations",
         "invalid_tool_calls",
+        "unchecked_tool_calls",
         "unplayed",
         "skipped",
         "notes",
@@ -165,6 +166,7 @@ def test_json_report_has_the_documented_shape(
     assert call["messages"]
     assert all(isinstance(message, str) for message in call["messages"])
     assert first["error"] is None
+    assert first["unchecked_tool_calls"] == []
 
 
 def test_quiet_prints_the_summary_line_only(capsys: pytest.CaptureFixture[str]) -> None:

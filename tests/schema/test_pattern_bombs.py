@@ -8,11 +8,11 @@ below take hundreds of megabytes to gigabytes on the ``regex`` engine.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from _bounded import run_bounded
+from _tool_cassette import tool_call_cassette
 
 from harness_conformance import s
 from harness_conformance.errors import SchemaError
@@ -92,72 +92,19 @@ def test_a_bomb_in_pattern_properties_or_property_names_is_refused_unread() -> N
         assert keyword in str(caught.value)
 
 
-def _bomb_cassette(path: Path, bomb: str) -> None:
-    tools = [
-        {
-            "type": "function",
-            "function": {
-                "name": "lookup",
-                "description": "look something up",
-                "parameters": {
-                    "type": "object",
-                    "properties": {"q": {"type": "string", "pattern": bomb}},
-                    "required": ["q"],
-                },
-            },
-        }
-    ]
-    request = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "tools": tools}
-    response = {
-        "id": "r1",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "tool_calls",
-                "message": {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": "c1",
-                            "type": "function",
-                            "function": {"name": "lookup", "arguments": '{"q": "aaa"}'},
-                        }
-                    ],
-                },
-            }
-        ],
-    }
-    interaction = {
-        "request": {
-            "body": json.dumps(request),
-            "headers": {"content-type": ["application/json"]},
-            "method": "POST",
-            "uri": "https://api.openai.com/v1/chat/completions",
-        },
-        "response": {
-            "body": {"string": json.dumps(response)},
-            "headers": {"Content-Type": ["application/json"]},
-            "status": {"code": 200, "message": "OK"},
-        },
-    }
-    path.write_text(json.dumps({"interactions": [interaction], "version": 1}), encoding="utf-8")
-
-
 def test_replaying_a_cassette_whose_tool_schema_holds_a_bomb_stays_small(tmp_path: Path) -> None:
-    cassette = tmp_path / "bomb.yaml"
-    _bomb_cassette(cassette, BOMBS[1])
+    schema = {"type": "object", "properties": {"q": {"type": "string", "pattern": BOMBS[1]}}}
+    cassette = tool_call_cassette(tmp_path / "bomb.json", schema, '{"q": "aaa"}')
     out = run_bounded(
         f"""
         from harness_conformance.cassettes.foreign import replay_foreign
         replay = replay_foreign({str(cassette)!r})
         print("raw:", ",".join(replay.raw_tools))
         print("calls:", replay.tool_calls)
+        print("unchecked:", [call.reason for call in replay.unchecked_tool_calls])
         """,
         memory=768 * 1024 * 1024,
     )
     assert "raw: lookup" in out
     assert "calls: 1" in out
+    assert "too large to compile" in out.split("unchecked:")[1]

@@ -65,6 +65,7 @@ from .foreign._replay import (
     ForeignReplay,
     ForeignSession,
     InvalidToolCall,
+    UncheckedToolCall,
     areplay_foreign,
     replay_foreign,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "Scrubber",
     "Secret",
     "SecretFinding",
+    "UncheckedToolCall",
     "areplay_foreign",
     "block_network",
     "configure_vcr",

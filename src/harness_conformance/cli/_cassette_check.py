@@ -48,7 +48,10 @@ class CassetteResult:
         return bool(
             self.replay.violations
             or self.unplayed()
-            or (fail_on_invalid_args and self.replay.invalid_tool_calls)
+            or (
+                fail_on_invalid_args
+                and (self.replay.invalid_tool_calls or self.replay.unchecked_tool_calls)
+            )
         )
 
     def result(self, fail_on_invalid_args: bool) -> str:

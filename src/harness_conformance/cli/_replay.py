@@ -7,7 +7,10 @@ A cassette that does not load is an error row; the run goes on with the next.
 A cassette fails on an invariant violation, on recorded interactions the loop never
 asked for, or on a load error or a secret. Recorded tool calls whose arguments break
 their recorded schema are the model's mistakes, not the harness's: they are reported,
-and fail the run only with ``--fail-on-invalid-args``.
+and fail the run only with ``--fail-on-invalid-args``. A tool call whose recorded schema
+does not import could not be checked: it is counted as unchecked (never as valid), listed
+with the reason, and fails the run under ``--fail-on-invalid-args`` as well, since a
+check that did not happen is not a pass.
 
 The command holds one cassette's replay at a time: as soon as a cassette is checked,
 its table row, detail lines and report entry go to temporary files
@@ -55,6 +58,7 @@ _HEADERS = (
     "interactions",
     "tool calls",
     "invalid args",
+    "unchecked",
     "violations",
     "turn ends",
     "result",
@@ -94,6 +98,12 @@ def _details(item: CassetteResult) -> list[str]:
             f"(call {call.call_id}): {_shorten(call.arguments)}"
         )
         lines.extend(f"    {message}" for message in call.messages)
+    for unchecked in item.replay.unchecked_tool_calls:
+        lines.append(
+            f"{name} interaction {unchecked.interaction}: tool call {unchecked.call_id} to "
+            f"{unchecked.tool!r} was not checked: its schema does not import"
+        )
+        lines.append(f"    {_shorten(unchecked.reason)}")
     return lines
 
 
@@ -106,6 +116,7 @@ def _count(item: CassetteResult, what: str) -> str:
         "interactions": replay.interactions,
         "tool_calls": replay.tool_calls,
         "invalid": len(replay.invalid_tool_calls),
+        "unchecked": len(replay.unchecked_tool_calls),
         "violations": len(replay.violations),
     }
     return str(counts[what])
@@ -138,6 +149,7 @@ _TOTALS = (
     "interactions",
     "tool_calls",
     "invalid_tool_calls",
+    "unchecked_tool_calls",
     "violations",
     "unplayed_interactions",
     "errors",
@@ -154,6 +166,7 @@ def _add(totals: dict[str, int], item: CassetteResult) -> None:
         counts["interactions"] = r.interactions
         counts["tool_calls"] = r.tool_calls
         counts["invalid_tool_calls"] = len(r.invalid_tool_calls)
+        counts["unchecked_tool_calls"] = len(r.unchecked_tool_calls)
         counts["violations"] = len(r.violations)
     for key, count in counts.items():
         totals[key] += count
@@ -177,6 +190,8 @@ def _summary(totals: Mapping[str, int]) -> str:
         plural(totals["violations"], "violation"),
         plural(totals["invalid_tool_calls"], "invalid tool call"),
     ]
+    if totals["unchecked_tool_calls"]:
+        parts.append(plural(totals["unchecked_tool_calls"], "unchecked tool call"))
     if totals["unplayed_interactions"]:
         parts.append(plural(totals["unplayed_interactions"], "unplayed interaction"))
     parts.append(plural(totals["errors"], "error"))
@@ -190,6 +205,7 @@ def _row(item: CassetteResult, fail_on_invalid_args: bool) -> list[str]:
         _count(item, "interactions"),
         _count(item, "tool_calls"),
         _count(item, "invalid"),
+        _count(item, "unchecked"),
         _count(item, "violations"),
         _turn_ends(item),
         item.result(fail_on_invalid_args),
@@ -225,6 +241,7 @@ def _cassette_data(item: CassetteResult, fail_on_invalid_args: bool) -> dict[str
         else [reason for s in replay.sessions for reason in s.turn_reasons],
         "violations": [],
         "invalid_tool_calls": [],
+        "unchecked_tool_calls": [],
         "unplayed": [{"session": n, "interactions": list(u)} for n, u in item.unplayed()],
         "skipped": [] if replay is None else list(replay.skipped),
         "notes": [] if replay is None else [note for s in replay.sessions for note in s.notes],
@@ -244,6 +261,16 @@ def _cassette_data(item: CassetteResult, fail_on_invalid_args: bool) -> dict[str
                 "messages": list(call.messages),
             }
             for call in replay.invalid_tool_calls
+        ]
+        data["unchecked_tool_calls"] = [
+            {
+                "interaction": call.interaction,
+                "tool": call.tool,
+                "call_id": call.call_id,
+                "arguments": call.arguments,
+                "reason": call.reason,
+            }
+            for call in replay.unchecked_tool_calls
         ]
     return data
 
@@ -330,8 +357,8 @@ def add_replay(commands: Any) -> None:
         "replay",
         help="replay cassettes through the agent loop with invariants on",
         description=(
-            "Replay each cassette (this library's format or a stock vcrpy cassette of "
-            "chat-completions traffic) through the agent loop, check the invariants and "
+            "Replay each cassette (this library's format or a stock vcrpy cassette, in any "
+            "of the four wire formats) through the agent loop, check the invariants and "
             "validate every recorded tool call against its recorded schema."
         ),
     )
@@ -351,7 +378,10 @@ def add_replay(commands: Any) -> None:
     parser.add_argument(
         "--fail-on-invalid-args",
         action="store_true",
-        help="fail on recorded tool calls whose arguments break their schema",
+        help=(
+            "fail on recorded tool calls whose arguments break their schema, and on those "
+            "that could not be checked because their schema does not import (use in CI)"
+        ),
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print the summary line only")
     parser.set_defaults(run=_run)

@@ -328,6 +328,7 @@ class CassetteError(HarnessError, RuntimeError):
         "CASSETTE_UNUSED",
         "CASSETTE_SECRET",
         "CASSETTE_UNKNOWN_FORMAT",
+        "CASSETTE_EMPTY",
         "NETWORK_BLOCKED",
     )
 

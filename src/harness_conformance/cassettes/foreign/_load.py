@@ -252,6 +252,15 @@ class _Reader:
             if items is None:
                 self.fail("the 'interactions' key is missing", line=1)
             self.fail(f"'interactions' is {_a(items)}, not a list", keys=["interactions"])
+        if not items:
+            line = self._line_of(["interactions"])
+            where = f"{self.path}: line {line}" if line is not None else str(self.path)
+            raise CassetteError(
+                f"{where}: the cassette holds no interactions, so there is nothing to replay "
+                "or check; record it again, or delete it if the test no longer calls a model",
+                code="CASSETTE_EMPTY",
+                path=str(self.path),
+            )
         return [self.interaction(index, item) for index, item in enumerate(items)]
 
     def _mapping(self, value: object, index: int, keys: list[str | int]) -> dict[str, Any]:

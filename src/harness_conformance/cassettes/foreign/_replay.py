@@ -31,7 +31,9 @@ without another model call, so the log stays valid under ``strict``. The session
 marked `ForeignSession.ended_mid_turn`.
 
 Separately from the loop, every recorded tool call is validated against the schema of
-that tool in the request that produced it; the failures are `ForeignReplay.invalid_tool_calls`.
+that tool in the request that produced it; the failures are
+`ForeignReplay.invalid_tool_calls`, and the calls whose schema does not import, so that
+they were not validated at all, are `ForeignReplay.unchecked_tool_calls`.
 """
 
 from __future__ import annotations
@@ -52,9 +54,10 @@ from ...agent import Agent, RetryPolicy
 from ...errors import CassetteError, SchemaError
 from ...events import DurableEvent
 from ...invariants import InvariantChecker, Violation
-from ...schema import Spec, from_json_schema, parse_arguments, validate_args
+from ...schema import Spec, from_json_schema
 from ...tools import ToolCall, ToolRegistry, define_tool
-from ...wire import ChatRequest, ServerToolCall, WireFormat, detect, not_a_model_call
+from ...wire import ServerToolCall, WireFormat, detect, not_a_model_call
+from ._calls import InvalidToolCall, UncheckedToolCall, check_calls
 from ._load import Interaction, Screen, load_foreign_cassette
 from ._plan import SessionPlan, plan_sessions
 from ._recorded_model import Outcome, RecordedModel, SessionModel, outcome_of
@@ -64,6 +67,7 @@ __all__ = [
     "ForeignSession",
     "InvalidToolCall",
     "SessionModels",
+    "UncheckedToolCall",
     "areplay_foreign",
     "areplay_sessions",
     "replay_foreign",
@@ -79,24 +83,6 @@ all; a larger schema is imported once per replay and not kept."""
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "foreign_call_id", default=None
 )
-
-
-@dataclass(frozen=True, kw_only=True)
-class InvalidToolCall:
-    """A recorded tool call whose arguments break the schema the request declared."""
-
-    __module__ = "harness_conformance"
-
-    interaction: int
-    """The index of the interaction whose response made the call."""
-    tool: str
-    """The tool name the model used."""
-    call_id: str
-    """The call id as the loop sees it."""
-    arguments: str
-    """The argument text the model sent."""
-    messages: tuple[str, ...]
-    """Every violation, as `validate_args` words it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,6 +143,9 @@ class ForeignReplay:
     skipped: tuple[int, ...]
     """Interactions that are no model call (a ``GET``, embeddings, token counts...) and
     were not replayed."""
+    unchecked_tool_calls: tuple[UncheckedToolCall, ...] = ()
+    """Recorded tool calls that were not validated, because their tool's schema does not
+    import; they are neither valid nor invalid."""
 
     @property
     def events(self) -> tuple[DurableEvent, ...]:
@@ -343,37 +332,6 @@ async def _run_session(
     )
 
 
-def _invalid_calls(
-    interaction: Interaction, request: ChatRequest, outcome: Outcome, schemas: _Schemas
-) -> list[InvalidToolCall]:
-    declared: dict[str, object] = {}
-    for item in request.tools:
-        function = item.get("function")
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            declared.setdefault(function["name"], function.get("parameters"))
-    found: list[InvalidToolCall] = []
-    for call in outcome.tool_calls:
-        name, arguments = str(call.get("name")), str(call.get("arguments") or "")
-        if name not in declared:
-            messages = [f'the request declares no tool named "{name}"']
-        else:
-            spec = schemas.spec(declared[name])
-            if isinstance(spec, SchemaError):
-                continue
-            messages = validate_args(spec, parse_arguments(arguments))
-        if messages:
-            found.append(
-                InvalidToolCall(
-                    interaction=interaction.index,
-                    tool=name,
-                    call_id=str(call.get("id")),
-                    arguments=arguments,
-                    messages=tuple(messages),
-                )
-            )
-    return found
-
-
 def wire_formats(path: str | Path, interactions: Sequence[Interaction]) -> dict[int, WireFormat]:
     """The wire format of every model call of a cassette, by interaction index; a model
     call no format reads raises `CassetteError` (``CASSETTE_UNKNOWN_FORMAT``) naming the
@@ -445,11 +403,10 @@ async def areplay_sessions(
         await _run_session(plan, outcomes, schemas, profile, model_of(plan), extra_attempts)
         for plan in plan_sessions(calls, requests, outcomes, names)
     ]
-    invalid = [
-        found
-        for i in calls
-        for found in _invalid_calls(i, requests[i.index], outcomes[i.index], schemas)
-    ]
+    invalid: list[InvalidToolCall] = []
+    unchecked: list[UncheckedToolCall] = []
+    for i in calls:
+        check_calls(i, requests[i.index], outcomes[i.index], schemas.spec, invalid, unchecked)
     return ForeignReplay(
         path=str(cassette_path),
         interactions=len(interactions),
@@ -457,6 +414,7 @@ async def areplay_sessions(
         invalid_tool_calls=tuple(invalid),
         tool_calls=sum(len(o.tool_calls) for o in outcomes.values()),
         skipped=tuple(i.index for i in interactions if i.index not in wires),
+        unchecked_tool_calls=tuple(unchecked),
     )
 
 

@@ -10,7 +10,8 @@ Classes the page uses, for styling and for tests: ``.session``, ``.turn``, ``.st
 ``.chunk`` (inside a collapsed ``<details class="chunks">`` per step), ``.tool-call``
 (its ``<pre class="arguments">`` holds the arguments, pretty-printed when they parse
 as JSON), ``.result``, ``.error`` (an error tool result or a turn that ended with an
-error), ``.violation`` (``data-seq``, ``data-rule``), ``.invalid-call``. A session's
+error), ``.violation`` (``data-seq``, ``data-rule``), ``.invalid-call``, ``.unchecked-call`` (a
+recorded call that was not validated, because its schema does not import). A session's
 setup sits under its header, collapsed: ``<details class="setup system">`` holds the
 system text (``<pre class="system-text">``), ``<details class="setup tools">`` one
 ``.tool-def`` per tool (``data-name``; ``.description``; ``<pre class="parameters">``
@@ -20,7 +21,7 @@ one event are grouped in ``<div class="violations" id="seq-N">`` placed at that 
 in session ``k > 1`` the id is ``sK-seq-N`` because every session counts seqs from 0.
 When the script has run, ``<html>`` carries ``data-ready="1"`` and the counts it found
 (``data-turns``, ``data-steps``, ``data-chunks``, ``data-tool-calls``, ``data-errors``,
-``data-violations``, ``data-invalid-calls``, ``data-sessions``).
+``data-violations``, ``data-invalid-calls``, ``data-unchecked-calls``, ``data-sessions``).
 """
 
 from __future__ import annotations
@@ -161,6 +162,11 @@ def _tool_call(session: int, call: ToolCallEntry) -> str:
         invalid = (
             '<div class="invalid-call"><strong>invalid arguments</strong> for the recorded '
             f"schema:<ul>{items}</ul></div>"
+        )
+    if call.unchecked is not None:
+        invalid += (
+            '<div class="unchecked-call"><strong>not checked</strong>: the recorded schema '
+            f"does not import: {_e(call.unchecked)}</div>"
         )
     if call.result is not None:
         result = _result(session, call.result)
@@ -303,6 +309,12 @@ def _session(session: SessionTimeline, total: int) -> str:
         + "".join(f"<li>{_e(m)}</li>" for m in i.messages)
         + "</ul></div>"
         for i in session.unmatched_invalid
+    ) + "".join(
+        f'<div class="unchecked-call"><strong>unchecked recorded call</strong> '
+        f"<code>{_e(u.tool)}</code> [{_e(u.call_id)}] (interaction {u.interaction}, not "
+        f'replayed)<pre class="arguments">{_long(u.arguments)}</pre>the schema does not '
+        f"import: {_e(u.reason)}</div>"
+        for u in session.unmatched_unchecked
     )
     model = _e(session.model or "(unknown model)")
     return (
@@ -324,6 +336,7 @@ def _summary(timeline: Timeline) -> str:
         ("errors", totals.errors, totals.errors > 0),
         ("violations", totals.violations, totals.violations > 0),
         ("invalid tool calls", totals.invalid_calls, totals.invalid_calls > 0),
+        ("unchecked tool calls", totals.unchecked_calls, totals.unchecked_calls > 0),
     ]
     dl = "".join(
         f"<div{_BAD if bad else ''}><dt>{name}</dt>"

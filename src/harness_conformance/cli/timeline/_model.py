@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from ...cassettes import InvalidToolCall
+from ...cassettes import InvalidToolCall, UncheckedToolCall
 from ...events import AssistantChunkEvent
 from ...events._legacy_layouts import turn_end_failure
 from ...invariants import Violation
@@ -116,6 +116,9 @@ class ToolCallEntry(_Node):
     result: ResultEntry | None = None
     invalid: list[str] = field(default_factory=list)
     """What `validate_args` says about the recorded arguments; empty when they are valid."""
+    unchecked: str | None = None
+    """Why the recorded arguments were not validated (the tool's schema does not import),
+    or None when they were."""
 
 
 @dataclass(kw_only=True)
@@ -197,6 +200,7 @@ class Totals:
     """Error tool results plus turns that ended with an error."""
     violations: int = 0
     invalid_calls: int = 0
+    unchecked_calls: int = 0
 
     def __add__(self, other: Totals) -> Totals:
         names = self.__dataclass_fields__
@@ -233,6 +237,8 @@ class SessionTimeline:
     """Violations whose seq names no event of the session."""
     unmatched_invalid: list[InvalidToolCall] = field(default_factory=list)
     """Invalid recorded tool calls with no matching tool/call event."""
+    unmatched_unchecked: list[UncheckedToolCall] = field(default_factory=list)
+    """Unchecked recorded tool calls with no matching tool/call event."""
 
     @property
     def turns(self) -> list[TurnNode]:
@@ -262,6 +268,8 @@ class SessionTimeline:
             + sum(1 for n in nodes if isinstance(n, TurnNode) and n.error_code),
             violations=len(self.violations),
             invalid_calls=invalid,
+            unchecked_calls=sum(1 for c in calls if c.unchecked is not None)
+            + len(self.unmatched_unchecked),
         )
 
 

@@ -253,6 +253,14 @@ def timeline_of_replay(replay: ForeignReplay, profile: str) -> Timeline:
                 call.invalid.extend(invalid.messages)
             else:
                 session.unmatched_invalid.append(invalid)
+        for unchecked in replay.unchecked_tool_calls:
+            if unchecked.interaction not in foreign.interactions:
+                continue
+            call = by_id.get(unchecked.call_id)
+            if call is not None and call.name == unchecked.tool:
+                call.unchecked = unchecked.reason
+            else:
+                session.unmatched_unchecked.append(unchecked)
         sessions.append(session)
     return Timeline(
         source=replay.path,

@@ -62,6 +62,8 @@ def totals_line(totals: Totals) -> str:
     ]
     if totals.invalid_calls:
         parts.append(plural(totals.invalid_calls, "invalid tool call"))
+    if totals.unchecked_calls:
+        parts.append(plural(totals.unchecked_calls, "unchecked tool call"))
     return ", ".join(parts)
 
 
@@ -133,6 +135,11 @@ def _entry(entry: Entry, depth: int) -> list[str]:
         lines.extend(_violations(entry.violations, depth + 1))
         for message in entry.invalid:
             lines.append(f"{pad}{_INDENT}?? invalid arguments: {message}")
+        if entry.unchecked is not None:
+            lines.append(
+                f"{pad}{_INDENT}?? not checked, the schema does not import: "
+                f"{clip(entry.unchecked, 300)}"
+            )
         if entry.result is not None:
             lines.append(pad + _INDENT + _result_line(entry.result))
             lines.extend(_violations(entry.result.violations, depth + 1))
@@ -211,6 +218,12 @@ def _session(session: SessionTimeline, total: int) -> list[str]:
             f"(interaction {invalid.interaction}, not replayed): {clip(invalid.arguments)}"
         )
         lines.extend(f"{_INDENT * 2}{message}" for message in invalid.messages)
+    for unchecked in session.unmatched_unchecked:
+        lines.append(
+            f"{_INDENT}?? unchecked recorded call {unchecked.tool} [{unchecked.call_id}] "
+            f"(interaction {unchecked.interaction}, not replayed): {clip(unchecked.arguments)}"
+        )
+        lines.append(f"{_INDENT * 2}the schema does not import: {clip(unchecked.reason, 300)}")
     return lines
 
 

@@ -27,7 +27,8 @@
     toolCalls: all(".tool-call").length,
     errors: all(".error").length,
     violations: violations.length,
-    invalidCalls: all(".invalid-call").length
+    invalidCalls: all(".invalid-call").length,
+    uncheckedCalls: all(".unchecked-call").length
   };
   Object.keys(counts).forEach(function (key) { root.dataset[key] = String(counts[key]); });
   var shown = document.getElementById("script-status");
