@@ -1,5 +1,5 @@
 """Bodies from outside are decoded within bounds: a decompression bomb passes the
-decoded size limit and is CASSETTE_CORRUPT, as are damaged brotli, an invalid request
+body size limit and is CASSETTE_CORRUPT, as are damaged brotli, an invalid request
 URL and JSON nested too deeply to read; each names the file and the interaction."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def test_a_gzip_bomb_stops_at_the_decoded_size_limit(
             print(exc.code, exc)
     """)
     assert out.startswith(expected.format(path=bomb)), out
-    assert "decoded size limit of 67,108,864 bytes" in out
+    assert "body size limit of 67,108,864 bytes" in out
     assert MAX_BODY_BYTES_ENV in out
 
 
@@ -85,7 +85,7 @@ def test_the_limit_is_raised_by_the_environment(
     )
     monkeypatch.setenv(MAX_BODY_BYTES_ENV, str(1024 * 1024))
     for load in (load_foreign_cassette, _persisted):
-        with pytest.raises(CassetteError, match="decoded size limit of 1,048,576 bytes") as caught:
+        with pytest.raises(CassetteError, match="body size limit of 1,048,576 bytes") as caught:
             load(path)
         assert caught.value.code == "CASSETTE_CORRUPT"
     monkeypatch.setenv(MAX_BODY_BYTES_ENV, str(2 * 1024 * 1024))
@@ -118,7 +118,7 @@ def test_recording_a_bomb_is_refused_not_kept_encoded(
     assert decoded_response(response)["body"]["string"] == bytes(3 * 1024 * 1024)
     monkeypatch.setenv(MAX_BODY_BYTES_ENV, str(2 * 1024 * 1024))
     # Left encoded, the body would reach the client, which decodes it without a limit.
-    with pytest.raises(BodyTooLarge, match="decoded size limit of 2,097,152"):
+    with pytest.raises(BodyTooLarge, match="body size limit of 2,097,152"):
         decoded_response(response)
     with pytest.raises(BodyTooLarge):
         serialize(cassette)

@@ -1,11 +1,14 @@
-"""Compressed bodies decoded with a cap on what they may expand to.
+"""Recorded bodies held to a size cap: plain ones as they are, compressed ones by what
+they decode to.
 
 A recorded body that says ``content-encoding: gzip`` (or ``deflate``, ``br``) is
 decoded as an HTTP client would. A small body can decode to gigabytes (a gzip stream
 of zeros shrinks about a thousand times, and layers multiply), so `decompress` works
 incrementally and stops as soon as the output would pass the cap: `MAX_BODY_BYTES`
 (64 MiB) by default, raised per call with ``limit=`` or for the process with the
-``HARNESS_CONFORMANCE_MAX_BODY_BYTES`` environment variable. Passing the cap raises
+``HARNESS_CONFORMANCE_MAX_BODY_BYTES`` environment variable. The same cap holds for a
+body that is not compressed (`check_size`): a single 100 MB ``data:`` line costs about
+ten times its size once split into stream events. Passing the cap raises
 `BodyTooLarge`; a stream that is damaged or cut short raises ``ValueError`` (as
 ``zlib.error``, ``EOFError`` and ``brotli.error`` are turned into), so a caller has
 two errors to name, both ``ValueError``.
@@ -27,6 +30,7 @@ __all__ = [
     "MAX_BODY_BYTES_ENV",
     "BodyTooLarge",
     "check_encoded",
+    "check_size",
     "content_encodings",
     "decompress",
     "max_body_bytes",
@@ -46,14 +50,19 @@ _BROTLI_STEP = 256  # input fed at a time when the brotli package cannot cap its
 
 
 class BodyTooLarge(ValueError):
-    """A compressed body that decodes to more than the cap."""
+    """A body larger than the cap, or a compressed body that decodes to more; ``encoding``
+    is None for a body that is not compressed."""
 
-    def __init__(self, encoding: str, limit: int) -> None:
+    def __init__(self, encoding: str | None, limit: int) -> None:
         self.encoding, self.limit = encoding, limit
+        what = (
+            "the body is larger than"
+            if encoding is None
+            else f"the {encoding} body decodes to more than"
+        )
         super().__init__(
-            f"the {encoding} body decodes to more than the decoded size limit of "
-            f"{limit:,} bytes; if the cassette is trusted, raise the limit with the "
-            f"{MAX_BODY_BYTES_ENV} environment variable"
+            f"{what} the body size limit of {limit:,} bytes; if the cassette is trusted, "
+            f"raise the limit with the {MAX_BODY_BYTES_ENV} environment variable"
         )
 
 
@@ -151,6 +160,20 @@ def decompress(data: bytes, encoding: str, *, limit: int | None = None) -> bytes
     return b"".join(out.parts)
 
 
+def check_size(data: str | bytes, *, limit: int | None = None) -> None:
+    """Raise `BodyTooLarge` when ``data`` (text counted in UTF-8 bytes) is larger than the
+    limit (see `max_body_bytes`)."""
+    cap = max_body_bytes(limit)
+    if isinstance(data, str):
+        # A code point is at most 4 bytes: only a text that may pass the cap is encoded.
+        if len(data) > cap or (
+            4 * len(data) > cap and len(data.encode("utf-8", "surrogatepass")) > cap
+        ):
+            raise BodyTooLarge(None, cap)
+    elif len(data) > cap:
+        raise BodyTooLarge(None, cap)
+
+
 def content_encodings(headers: Mapping[Any, Any]) -> list[str]:
     """The content-encoding layers of vcrpy-style ``headers`` (any name case, a value or
     a list of values), outermost last, without ``identity``."""
@@ -168,13 +191,15 @@ def content_encodings(headers: Mapping[Any, Any]) -> list[str]:
 
 
 def check_encoded(response: Mapping[str, Any], *, limit: int | None = None) -> None:
-    """Raise `BodyTooLarge` when a vcrpy response's body, still compressed, decodes to
-    more than the limit. A layer that does not decode is left for the client to report."""
+    """Raise `BodyTooLarge` when a vcrpy response's body is larger than the limit or,
+    still compressed, decodes to more. A layer that does not decode is left for the
+    client to report."""
     headers, body = response.get("headers"), response.get("body")
-    if not isinstance(headers, Mapping) or not isinstance(body, Mapping):
-        return
-    data = body.get("string")
+    data = body.get("string") if isinstance(body, Mapping) else None
     if not isinstance(data, str | bytes):
+        return
+    check_size(data, limit=limit)
+    if not isinstance(headers, Mapping):
         return
     data = data.encode("utf-8") if isinstance(data, str) else data
     for encoding in reversed(content_encodings(headers)):

@@ -31,7 +31,14 @@ from .._version import __version__
 from ..errors import CassetteError
 from ..parsing._yaml import YamlTextError, load_yaml
 from ._damage import Corrupt, Field, expect, kind_of, mark_of, render_field
-from ._decompress import ENCODINGS, BodyTooLarge, check_encoded, content_encodings, decompress
+from ._decompress import (
+    ENCODINGS,
+    BodyTooLarge,
+    check_encoded,
+    check_size,
+    content_encodings,
+    decompress,
+)
 from ._sse import BlockText, BodyError, QuotedLine, decode_body, encode_body
 
 __all__ = [
@@ -105,17 +112,23 @@ def _values(value: Any) -> list[str]:
     return [str(value)]
 
 
-def _check_encoded(response: Mapping[str, Any], field: Field) -> None:
-    """Refuse a response body a client would decode past the decoded size limit."""
-    headers = response.get("headers")
-    if isinstance(headers, Mapping) and not any(
-        str(name).lower() == "content-encoding" for name in headers
-    ):
-        return  # nothing for a client to decode
+def _check_body(response: Mapping[str, Any], field: Field) -> None:
+    """Refuse a response body larger than the body size limit, or one a client would
+    decode past it."""
     try:
         check_encoded(response)
     except BodyTooLarge as exc:
         raise Corrupt(str(exc), (*field, "body")) from None
+
+
+def _check_request_body(body: object, field: Field) -> object:
+    """``body`` when it is within the body size limit; else `Corrupt` naming ``field``."""
+    if isinstance(body, str | bytes):
+        try:
+            check_size(body)
+        except BodyTooLarge as exc:
+            raise Corrupt(str(exc), field) from None
+    return body
 
 
 def _check_uri(uri: str, field: Field) -> str:
@@ -131,10 +144,13 @@ def decoded_response(response: Mapping[str, Any]) -> dict[str, Any]:
 
     Decoded layers leave ``content-encoding`` and ``content-length`` is set to the new
     size. A layer that cannot be decoded (brotli without the ``brotli`` package, a
-    damaged stream) stays, with the layers under it, and keeps its header. A body that
-    decodes to more than the decoded size limit raises `BodyTooLarge` (a ValueError;
-    see `harness_conformance.cassettes._decompress`).
+    damaged stream) stays, with the layers under it, and keeps its header. A body
+    larger than the body size limit, or one that decodes to more, raises `BodyTooLarge`
+    (a ValueError; see `harness_conformance.cassettes._decompress`).
     """
+    given = response.get("body")
+    if isinstance(given, Mapping) and isinstance(given.get("string"), str | bytes):
+        check_size(given["string"])
     result = copy.deepcopy(dict(response))
     headers, body = result.get("headers"), result.get("body")
     if not isinstance(headers, dict) or not isinstance(body, dict) or body.get("string") is None:
@@ -275,12 +291,14 @@ def _load_interaction(item: Any, field: Field, version: int) -> dict[str, Any]:
     loaded_response["headers"] = _load_headers(response.get("headers"), (*resp, "headers"))
     body = _load_body(response.get("body"), (*resp, "body"), version)
     loaded_response["body"] = {"string": body}
-    _check_encoded(loaded_response, resp)
+    _check_body(loaded_response, resp)
     return {
         "request": {
             "method": expect(request.get("method"), str, (*req, "method"), "method"),
             "uri": _check_uri(expect(request.get("uri"), str, (*req, "uri"), "uri"), (*req, "uri")),
-            "body": _load_body(request.get("body"), (*req, "body"), version),
+            "body": _check_request_body(
+                _load_body(request.get("body"), (*req, "body"), version), (*req, "body")
+            ),
             "headers": _load_headers(request.get("headers"), (*req, "headers")),
         },
         "response": loaded_response,
@@ -305,7 +323,8 @@ def _stock(document: Mapping[str, Any]) -> dict[str, Any]:
         response = dict(expect(item.get("response"), Mapping, (*field, "response"), "response"))
         if isinstance(request.get("uri"), str):
             _check_uri(request["uri"], (*field, "request", "uri"))
-        _check_encoded(response, (*field, "response"))
+        _check_body(response, (*field, "response"))
+        _check_request_body(request.get("body"), (*field, "request", "body"))
         if "parsed_body" in request:
             request["body"] = json.dumps(request.pop("parsed_body"))
         if "parsed_body" in response:

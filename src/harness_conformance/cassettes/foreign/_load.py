@@ -29,7 +29,7 @@ bytes). What a client would then receive is decoded into plain values:
   bodies come back as the bytes that were recorded.
 
 The file is untrusted: YAML is loaded within the alias budget and depth of
-`harness_conformance.parsing._yaml`, compressed bodies within the decoded size limit of
+`harness_conformance.parsing._yaml`, compressed bodies within the body size limit of
 `harness_conformance.cassettes._decompress`, JSON nested too deeply to read and request
 URLs that do not parse are refused.
 
@@ -52,7 +52,7 @@ import yaml
 from ...errors import CassetteError
 from ...parsing._json import JsonTextError, parse_json
 from ...parsing._yaml import YamlTextError, compose_yaml, load_yaml
-from .._decompress import BodyTooLarge, decompress
+from .._decompress import BodyTooLarge, check_size, decompress
 from .._format import VCR_YAML_LOADER
 from .._stream_bodies import MISSING, handing, take
 
@@ -353,10 +353,15 @@ class _Reader:
     def _decoded(
         self, raw: object, headers: Mapping[str, str], index: int, keys: list[str | int]
     ) -> str | bytes | None:
-        if raw is None or isinstance(raw, str):
-            return raw
-        if not isinstance(raw, bytes):
+        if raw is not None and not isinstance(raw, str | bytes):
             self.fail(f"the body is {_a(raw)}, not text or bytes", index=index, keys=keys)
+        if raw is not None:
+            try:
+                check_size(raw)
+            except BodyTooLarge as exc:
+                self.fail(str(exc), index=index, keys=keys)
+        if not isinstance(raw, bytes):
+            return raw
         encodings = [e.strip().lower() for e in headers.get("content-encoding", "").split(",")]
         for encoding in reversed([e for e in encodings if e and e != "identity"]):
             try:
