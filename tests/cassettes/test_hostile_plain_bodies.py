@@ -102,7 +102,12 @@ def test_recording_a_plain_body_past_the_limit_is_refused(
         "headers": SSE,
         "body": {"string": _one_line_stream(2 * MIB).encode()},
     }
-    request = {"method": "POST", "uri": "https://api.example.test/v1", "body": None, "headers": {}}
+    request: dict[str, Any] = {
+        "method": "POST",
+        "uri": "https://api.example.test/v1",
+        "body": None,
+        "headers": {},
+    }
     monkeypatch.setenv(MAX_BODY_BYTES_ENV, str(MIB))
     with pytest.raises(BodyTooLarge, match="the body is larger than the body size limit"):
         decoded_response(response)
