@@ -176,6 +176,7 @@ def _run(args: argparse.Namespace) -> int:
     files = without_report(
         find_inputs(args.files, LOG_SUFFIXES, what="session log", plural_what="session logs"),
         report,
+        args.files,
     )
     results: list[LogResult] = []
     with Progress(len(files), "check-log") as progress:

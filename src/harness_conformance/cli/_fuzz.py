@@ -174,7 +174,9 @@ def _fuzz(args: argparse.Namespace) -> int:
     seed = random.SystemRandom().randrange(1, 1_000_000) if args.seed is None else args.seed
     report = check_report_path(args.json)
     files = without_report(
-        find_inputs(args.paths, CASSETTE_SUFFIXES, what="cassette", plural_what="cassettes"), report
+        find_inputs(args.paths, CASSETTE_SUFFIXES, what="cassette", plural_what="cassettes"),
+        report,
+        args.paths,
     )
     items: list[Fuzzed] = []
     with Progress(len(files), "fuzz") as progress:

@@ -28,7 +28,7 @@ from ..recording import (
 from ..redaction._redact import Redactor
 from ..redaction._secret import Secret, declared_secrets
 from ._output import UsageError, plural
-from ._report import real_path
+from ._report import real_path, refuse_input
 
 __all__ = ["add_record", "undeclared_calls"]
 
@@ -132,6 +132,8 @@ def _run(args: argparse.Namespace) -> int:
         if not prompt.strip():
             raise UsageError(f"--prompt {number} is empty; give the text to send")
     target = Path(args.output)
+    if args.scenario is not None:
+        refuse_input(target, "-o", [args.scenario])
     if target.is_dir():
         raise UsageError(f"{target} is a folder; give the cassette file to write with -o")
     if target.exists() and not args.force:
@@ -144,6 +146,8 @@ def _run(args: argparse.Namespace) -> int:
         if real_path(log) == real_path(target):
             raise UsageError(f"--log {log} is the cassette's path; give the log its own file")
         _check_writable(log, "--log")
+        if args.scenario is not None:
+            refuse_input(log, "--log", [args.scenario])
     if args.scenario is not None:
         source = Path(args.scenario)
         if source.exists() and not source.is_file():

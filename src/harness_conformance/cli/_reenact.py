@@ -235,7 +235,7 @@ def reenact_report_data(results: Sequence[ReenactResult]) -> dict[str, Any]:
 
 def _run(args: argparse.Namespace) -> int:
     report = check_report_path(args.json)
-    files = without_report(find_session_logs(args.paths), report)
+    files = without_report(find_session_logs(args.paths), report, args.paths)
     results: list[ReenactResult] = []
     with Progress(len(files), "reenact") as progress:
         for file in files:

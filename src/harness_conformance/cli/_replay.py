@@ -303,7 +303,9 @@ def report_data(
 def _run(args: argparse.Namespace) -> int:
     report = check_report_path(args.json)
     files = without_report(
-        find_inputs(args.paths, CASSETTE_SUFFIXES, what="cassette", plural_what="cassettes"), report
+        find_inputs(args.paths, CASSETTE_SUFFIXES, what="cassette", plural_what="cassettes"),
+        report,
+        args.paths,
     )
     fail_on_invalid = bool(args.fail_on_invalid_args)
     totals = dict.fromkeys(_TOTALS, 0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ __all__ = [
     "check_report_path",
     "find_inputs",
     "real_path",
+    "refuse_input",
     "unreadable",
     "without_report",
     "write_report",
@@ -222,13 +224,58 @@ def check_report_path(report: str | None) -> Path | None:
     return path
 
 
-def without_report(files: list[InputFile], report: Path | None) -> list[InputFile]:
-    """``files`` less the ``--json`` target, which an earlier run may have left among
-    the inputs (a report is never an input)."""
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether the two paths lead to one file: the same path once symbolic links are
+    followed, or, when both exist, the same file under two names (a hard link)."""
+    if real_path(one) == real_path(other):
+        return True
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
+
+
+def refuse_input(output: Path, option: str, inputs: Iterable[str | os.PathLike[str]]) -> None:
+    """Raise `UsageError` when ``output``, the path given to ``option``, is one of the
+    command's ``inputs`` (symbolic links followed, hard links seen): no command writes
+    over what it reads."""
+    for source in inputs:
+        if _same_file(output, Path(source)):
+            raise UsageError(
+                f"{option} {output} is the input {os.fspath(source)}: writing it would replace "
+                "that file; name another output file"
+            )
+
+
+_REPORT_HEAD = re.compile(r'\A\{\s*"version": \d+,\s*"command": "[a-z-]+"')
+
+
+def _is_report(path: Path) -> bool:
+    """Whether ``path`` begins as a ``--json`` report of this command line does."""
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(256).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return _REPORT_HEAD.match(head) is not None
+
+
+def without_report(
+    files: list[InputFile], report: Path | None, arguments: Sequence[str] = ()
+) -> list[InputFile]:
+    """``files`` less the ``--json`` target when an earlier run left that report in a
+    folder being searched (a report is never an input). A target that is one of the
+    ``arguments`` named as a file, or any other input found in a folder that is not a
+    report, is a `UsageError`: the run would write over its own input."""
     if report is None or not report.exists():
         return files
-    target = real_path(report)
-    kept = [file for file in files if real_path(file.path) != target]
+    refuse_input(report, "--json", (a for a in arguments if Path(a).is_file()))
+    kept: list[InputFile] = []
+    for file in files:
+        if not _same_file(file.path, report):
+            kept.append(file)
+        elif not _is_report(report):
+            refuse_input(report, "--json", [file.path])
     if not kept:
         raise UsageError(f"the only input is the JSON report {report}: give the files to check")
     return kept

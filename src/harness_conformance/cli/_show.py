@@ -26,7 +26,7 @@ from ..invariants import check_log
 from ..redaction._redact import Redactor
 from ..redaction._secret import REDACTED, declared_secrets
 from ._output import UsageError
-from ._report import unreadable
+from ._report import refuse_input, unreadable
 from .timeline._html import render_html
 from .timeline._model import Timeline
 from .timeline._sessions import timeline_of_log, timeline_of_replay
@@ -82,6 +82,7 @@ def _run(args: argparse.Namespace) -> int:
         print(Redactor(secrets).text(render_text(timeline)), end="")
     else:
         target = Path(args.html)
+        refuse_input(target, "--html", [args.path])
         if not target.parent.is_dir():
             raise UsageError(f"{target}: the folder {target.parent} does not exist; create it")
         if target.exists() and not target.is_file():
