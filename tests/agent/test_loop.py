@@ -266,10 +266,16 @@ def test_parallel_calls_run_concurrently_and_report_in_call_order() -> None:
             'Error: invalid arguments: "arguments" must be an object',
             "INVALID_ARGS",
         ),
+        (
+            ("c1", "add", '{"a": 5, "a": 6}'),
+            'Error: invalid arguments: "a" is a duplicate key (given 2 times); JSON readers '
+            "differ on which value they keep",
+            "INVALID_ARGS",
+        ),
         (("c1", "missing", "{}"), 'Error: unknown tool "missing"', "UNKNOWN_TOOL"),
         (("c1", "boom", "{}"), "Error: disk on fire", None),
     ],
-    ids=["invalid-args", "malformed-json", "unknown-tool", "tool-raises"],
+    ids=["invalid-args", "malformed-json", "duplicate-key", "unknown-tool", "tool-raises"],
 )
 def test_failing_tool_calls_become_results_the_model_sees(
     call: tuple[str, str, str], content: str, code: str | None

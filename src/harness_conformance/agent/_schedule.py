@@ -8,7 +8,7 @@ tool registered or replaced by an earlier call of the step counts for the later 
 
 from __future__ import annotations
 
-from ..schema._validate import parse_arguments
+from ..schema._duplicates import read_arguments
 from ..tools import ToolRegistry
 from ._message import PendingCall
 
@@ -20,4 +20,5 @@ def runs_alongside(tools: ToolRegistry, call: PendingCall) -> bool:
     tool = tools.get(call.name)
     if tool is None or not tool.concurrency_safe:
         return False
-    return not tool.validate(parse_arguments(call.arguments))
+    value, duplicates = read_arguments(call.arguments)
+    return not duplicates and not tool.validate(value)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import SchemaError
 from ..parsing._json import JsonTextError, parse_json
-from ..schema import Spec, from_json_schema, parse_arguments, spec_from_dict, validate_args
+from ..schema import Spec, from_json_schema, spec_from_dict, validate_text
 from ._output import UsageError
 
 __all__ = ["add_validate", "json_problem", "load_spec", "read_json"]
@@ -150,7 +150,7 @@ def _run_validate(args: argparse.Namespace) -> int:
             )
     failed = 0
     for name, _, text in texts:
-        messages = validate_args(spec, parse_arguments(text))
+        messages = validate_text(spec, text)
         if messages:
             failed += 1
             print(f"{name}: {len(messages)} violation{'s' if len(messages) != 1 else ''}")

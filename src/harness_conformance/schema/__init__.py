@@ -3,10 +3,12 @@ total argument validator.
 
 Build a spec with the ``s`` builders, the plain-dict form (`spec_from_dict`) or a
 typed signature (`spec_from_signature`); show the model `to_json_schema(spec)`;
-check what it sends with `validate_args(spec, parse_arguments(text))`.
+check what it sends with `validate_text(spec, text)` (duplicate keys, then
+`validate_args(spec, parse_arguments(text))`).
 """
 
 from ._build import s, spec_from_dict, spec_to_dict
+from ._duplicates import read_arguments, validate_text
 from ._nodes import (
     MAX_SPEC_DEPTH,
     UNSET,
@@ -54,12 +56,14 @@ __all__ = [
     "StringNode",
     "from_json_schema",
     "parse_arguments",
+    "read_arguments",
     "s",
     "spec_from_dict",
     "spec_from_signature",
     "spec_to_dict",
     "to_json_schema",
     "validate_args",
+    "validate_text",
 ]
 
 for _cls in (

@@ -21,7 +21,7 @@ from ..errors import (
     error_info,
 )
 from ..events import LiveEvent, ToolsExecuteEvent, ToolsPostExecuteEvent, ToolsPreExecuteEvent
-from ..schema._validate import parse_arguments
+from ..schema._duplicates import read_arguments
 from ._json_copy import copy_json
 from ._tool import Tool, as_dict
 
@@ -229,9 +229,10 @@ class ToolRegistry:
         if tool is None:
             raise ToolNotFoundError(call.name)
         args = call.arguments
+        duplicates: list[str] = []
         if isinstance(args, str):
-            args = parse_arguments(args)
-        violations = tool.validate(args)
+            args, duplicates = read_arguments(args)
+        violations = duplicates + list(tool.validate(args))
         if violations:
             raise ToolArgsError(violations, tool=tool.name)
         for listener in listeners:

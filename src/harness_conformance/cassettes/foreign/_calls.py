@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...errors import SchemaError
-from ...schema import Spec, parse_arguments, validate_args
+from ...schema import Spec, read_arguments, validate_args
 from ...wire import ChatRequest
 from ._load import Interaction
 from ._recorded_model import Outcome
@@ -80,6 +80,17 @@ def check_calls(
         else:
             spec = spec_of(declared[name])
             if isinstance(spec, SchemaError):
+                _, duplicates = read_arguments(arguments)
+                if duplicates:  # wrong whatever the schema says
+                    invalid.append(
+                        InvalidToolCall(
+                            interaction=interaction.index,
+                            tool=name,
+                            call_id=call_id,
+                            arguments=arguments,
+                            messages=tuple(duplicates),
+                        )
+                    )
                 unchecked.append(
                     UncheckedToolCall(
                         interaction=interaction.index,
@@ -90,7 +101,8 @@ def check_calls(
                     )
                 )
                 continue
-            messages = validate_args(spec, parse_arguments(arguments))
+            value, duplicates = read_arguments(arguments)
+            messages = duplicates + validate_args(spec, value)
         if messages:
             invalid.append(
                 InvalidToolCall(
