@@ -48,8 +48,8 @@ def test_a_cassette_path_below_a_file_is_refused_before_the_model_is_called(
         assert record(server, "--prompt", "Hi", "-o", str(plain / "deeper" / "c.yaml")) == 2
         assert server.requests == []
     assert one_line(capsys) == (
-        f"cannot write -o {plain / 'deeper' / 'c.yaml'}: {plain} is not a folder; "
-        "choose another path"
+        f"cannot write -o {plain / 'deeper' / 'c.yaml'}: {plain} is not a folder, so nothing "
+        "can be created below it; choose another path"
     )
 
 
@@ -64,7 +64,7 @@ def test_a_bad_log_path_is_refused_before_the_model_is_called(
         "below a file": (plain / "s.jsonl", f"{plain} is not a folder"),
         "a folder": (tmp_path, "is a folder; give the session log file to write with --log"),
         "the cassette": (cassette, "is the cassette's path; give the log its own file"),
-        "a device": (Path(os.devnull), "it is not a regular file (a device or a pipe)"),
+        "a device": (Path(os.devnull), "is not a regular file (a folder, a device or a pipe)"),
     }[where]
     with LoopbackModelServer([TextResponse("hi")]) as server:
         status = record(server, "--prompt", "Hi", "-o", str(cassette), "--log", str(log))

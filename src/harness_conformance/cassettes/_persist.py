@@ -61,6 +61,7 @@ __all__ = [
     "configure_vcr",
     "make_vcr",
     "write_atomically",
+    "write_problem",
 ]
 
 
@@ -73,6 +74,22 @@ def _fsync_folder(folder: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def write_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be written as a file, or None: it is a folder, a device or a
+    pipe, a folder on its way is a file, or the nearest existing folder is not writable.
+    Missing folders are not a problem (a save creates them)."""
+    if path.exists() and not path.is_file():
+        return f"{path} is not a regular file (a folder, a device or a pipe)"
+    folder = path.parent
+    while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is not a folder, so nothing can be created below it"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} is not writable"
+    return None
 
 
 def write_atomically(path: str | os.PathLike[str], text: str) -> None:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..cassettes._persist import write_problem
 from ..errors import CassetteError
 from ..events import DurableEvent, ToolCallEvent, ToolResultEvent
 from ..models._providers import PROVIDERS
@@ -94,23 +95,9 @@ def _summary(recording: Recording) -> list[str]:
 def _check_writable(path: Path, option: str) -> None:
     """Refuse, before any model call, an output path that cannot be written: one below a
     file, or in a folder that is not writable. Missing folders are created by the run."""
-    if path.exists() and not path.is_file():
-        raise UsageError(
-            f"cannot write {option} {path}: it is not a regular file (a device or a pipe); "
-            "name a file"
-        )
-    folder = path.parent
-    while not folder.exists() and not folder.is_symlink() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise UsageError(
-            f"cannot write {option} {path}: {folder} is not a folder; choose another path"
-        )
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(
-            f"cannot write {option} {path}: the folder {folder} is not writable; choose "
-            "another path or change the folder's permissions"
-        )
+    problem = write_problem(path)
+    if problem is not None:
+        raise UsageError(f"cannot write {option} {path}: {problem}; choose another path")
 
 
 def _with_folder(log: Path | None) -> Path | None:

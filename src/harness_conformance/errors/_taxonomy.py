@@ -329,6 +329,7 @@ class CassetteError(HarnessError, RuntimeError):
         "CASSETTE_SECRET",
         "CASSETTE_UNKNOWN_FORMAT",
         "CASSETTE_EMPTY",
+        "CASSETTE_UNWRITABLE",
         "NETWORK_BLOCKED",
     )
 

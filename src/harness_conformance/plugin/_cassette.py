@@ -137,6 +137,25 @@ def _mode(item: pytest.Item) -> str:
         raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
 
 
+def _check_writable(item: pytest.Item, path: Path, mode: str) -> None:
+    """``CASSETTE_UNWRITABLE`` before the test runs when a mode that may record could not
+    save the cassette, so a recorded session is never lost at the end."""
+    from ..cassettes._persist import write_problem
+    from ..errors import CassetteError
+
+    if mode == "none" or (mode == "once" and path.is_file()):
+        return
+    problem = write_problem(path)
+    if problem is not None:
+        raise CassetteError(
+            f"{item.nodeid}: the cassette {path} could not be saved: {problem}. Nothing ran; "
+            "fix the path or set hc_cassette_dir (--hc-cassette-dir) to a folder that can be "
+            "written",
+            code="CASSETTE_UNWRITABLE",
+            path=str(path),
+        )
+
+
 @contextmanager
 def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
     """Open ``item``'s cassette for the duration of the block."""
@@ -149,8 +168,9 @@ def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
     if path is None:
         marker = cassette_marker(item)
         name = marker.kwargs.get("name") if marker is not None else None
-        path = cassette_path(item, cassette_dir(item.config), name)
+        path = cassette_path(item, cassette_dir(item.config), name, secret_values(item))
     mode = _mode(item)
+    _check_writable(item, path, mode)
     vcr = VCR()
     item.config.hook.pytest_hc_configure_vcr(vcr=vcr, item=item)
     # After the hook, so that nothing it sets can turn scrubbing or the format off.

@@ -32,7 +32,14 @@ import pytest
 
 from ..chaos import FAULT_KINDS, ServedResponse, served_response
 from ._chaos_fixture import ChaosCassette, ChaosExample, HcChaos, with_code
-from ._settings import cassette_dir, cassette_marker, invariant_profile, option, unused_allowed
+from ._settings import (
+    cassette_dir,
+    cassette_marker,
+    invariant_profile,
+    option,
+    secret_values,
+    unused_allowed,
+)
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -142,7 +149,7 @@ def load_chaos_cassette(item: pytest.Item, path: Path | None) -> ChaosCassette:
     if path is None:
         marker = cassette_marker(item)
         name = marker.kwargs.get("name") if marker is not None else None
-        path = cassette_path(item, cassette_dir(item.config), name)
+        path = cassette_path(item, cassette_dir(item.config), name, secret_values(item))
     marker = cassette_marker(item)
     configured = marker.kwargs.get("record_mode") if marker else None
     configured = configured or item.config.getini("hc_record_mode") or None

@@ -178,9 +178,8 @@ def check_cassette_paths(config: pytest.Config, items: list[pytest.Item]) -> dic
             continue
         marker = cassette_marker(item)
         name = marker.kwargs.get("name") if marker else None
-        path = cassette_path(item, directory, name)
+        path = cassette_path(item, directory, name, secret_values(item))
         volatile_paths(item)  # bad paths and arguments fail at collection
-        secret_values(item)
         paths[item.nodeid] = path
         if name is None:
             implicit.append((item.nodeid, path))
