@@ -7,6 +7,10 @@
 - `specs()` draws valid DSL specs covering every node kind, annotation, literal and
   constraint the DSL has; `json_values()` draws the plain JSON values a model could send.
 
+A string or array that must hold more than `SIZE_BUDGET` characters or items is not
+built: `valid_args` raises ``Unsatisfiable`` naming the location and the budget when a
+required value needs it, and the corruption that must be longer still is left out.
+
 ``spec`` may be a DSL spec, a `Tool` or a JSON Schema dict. Every strategy shrinks
 towards the simplest case and is deterministic under a seed. Like
 `harness_conformance.standard`, this package imports Hypothesis when it is imported
@@ -26,6 +30,7 @@ from ._valid import (
     valid_args,
 )
 from ._values import (
+    SIZE_BUDGET,
     json_values,
 )
 
@@ -33,6 +38,7 @@ Corruption.__module__ = __name__
 
 __all__ = [
     "KINDS",
+    "SIZE_BUDGET",
     "Corruption",
     "corruption_examples",
     "corruptions",

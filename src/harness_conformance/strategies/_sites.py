@@ -35,7 +35,7 @@ from ..schema._nodes import (
 )
 from ..schema._render import compact_json, join_path, js_number, label
 from ._valid import Builder
-from ._values import Gen, Where, accepts
+from ._values import SIZE_BUDGET, Gen, Where, accepts
 
 __all__ = ["MISSING", "Site", "SiteWalker"]
 
@@ -316,7 +316,7 @@ class SiteWalker:
         guard: frozenset[str] | None,
     ) -> None:
         shown = label(path)
-        if node.max_items is not None:
+        if node.max_items is not None and node.max_items < SIZE_BUDGET:
             high = node.max_items
             filler = value or [None]
             longer = [filler[i % len(filler)] for i in range(high + 1)]
@@ -340,7 +340,7 @@ class SiteWalker:
         self, value: str, node: StringNode, where: Where, path: str, guard: frozenset[str] | None
     ) -> None:
         shown = label(path)
-        if node.max_length is not None:
+        if node.max_length is not None and node.max_length < SIZE_BUDGET:
             high = node.max_length
             message = f"{shown} must be at most {plural(high, 'character')}"
             self.add("too-long", where, path, [("a" * (high + 1), message)], guard)

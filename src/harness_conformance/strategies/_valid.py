@@ -52,6 +52,7 @@ from ..schema._render import compact_json
 from ..schema.importer._reader import from_json_schema
 from ._values import (
     JSON_SAMPLES,
+    SIZE_BUDGET,
     SMALL,
     Gen,
     Nothing,
@@ -59,6 +60,7 @@ from ._values import (
     distinct,
     json_values,
     number_gen,
+    over_budget,
     string_gen,
 )
 
@@ -175,6 +177,8 @@ class Builder:
         low, high = node.min_items or 0, node.max_items
         if high is not None and low > high:
             return Nothing((), f"needs at least {low} items but allows at most {high}")
+        if low > SIZE_BUDGET:
+            return over_budget(low, "items")
         items = Gen(_JSON, JSON_SAMPLES) if node.items is None else self.node(node.items, budget)
         if isinstance(items, Nothing):
             if low:
@@ -276,7 +280,10 @@ class Builder:
         name = node.name
         if name in self.recursive:
             if budget == 0:
-                reason = "needs a deeper nesting of recursive definitions"
+                reason = (
+                    "needs a deeper nesting of recursive definitions than the strategies "
+                    f"build (MAX_RECURSION is {MAX_RECURSION})"
+                )
                 return Nothing((), reason, cut=True)
             budget -= 1
         key = (name, budget)
@@ -341,8 +348,8 @@ def plan_for(spec: Spec, *, extra_keys: bool = False) -> Plan:
         else:
             compiled = builder.node(root, MAX_RECURSION)
         if isinstance(compiled, Nothing):
-            bound = f" within {MAX_RECURSION} nested recursive definitions" if compiled.cut else ""
-            raise Unsatisfiable(f"no value satisfies this spec{bound}: {compiled.describe()}")
+            built = " the strategies build" if compiled.cut else ""
+            raise Unsatisfiable(f"no value{built} satisfies this spec: {compiled.describe()}")
         cache[extra_keys] = Plan(compiled, builder, root)
     return cache[extra_keys]
 

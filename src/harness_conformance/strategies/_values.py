@@ -104,14 +104,22 @@ class Gen:
     """An upper bound on the number of distinct accepted values, when small."""
 
 
+SIZE_BUDGET = 1000
+"""The most characters a drawn string, and items a drawn array, must have at least: as
+many as Hypothesis draws within the data it allows one example (an array of 2,000
+integers already passes it). A node whose ``min_length`` or ``min_items`` is larger is
+not built, and a corruption that must be longer than this is left out."""
+
+
 @dataclass(frozen=True)
 class Nothing:
-    """What a node that accepts no value compiles to."""
+    """What a node that accepts no value, or none the strategies build, compiles to."""
 
     where: Where
     reason: str
     cut: bool = False
-    """True when only the recursion bound, not the spec, rules values out."""
+    """True when only a bound of the strategies (the recursion bound, `SIZE_BUDGET`),
+    not the spec, rules values out."""
 
     def under(self, key: str | int) -> Nothing:
         return Nothing((key, *self.where), self.reason, self.cut)
@@ -250,10 +258,22 @@ class _Multiples:
         return value
 
 
+def over_budget(low: int, what: str) -> Nothing:
+    """A node the strategies do not build: it needs more than `SIZE_BUDGET` ``what``."""
+    return Nothing(
+        (),
+        f"needs at least {low} {what}, more than the strategies build (SIZE_BUDGET is "
+        f"{SIZE_BUDGET})",
+        cut=True,
+    )
+
+
 def string_gen(node: StringNode) -> Gen | Nothing:
     low, high = node.min_length or 0, node.max_length
     if high is not None and low > high:
         return Nothing((), f"needs at least {low} characters but allows at most {high}")
+    if low > SIZE_BUDGET:
+        return over_budget(low, "characters")
     if node.pattern is None:
         width = max(low, 1)
         samples: tuple[str, ...] = ("",) if low == 0 else ()
