@@ -20,6 +20,7 @@ from vcr.request import Request  # type: ignore[import-untyped]
 from ..redaction._redact import Redactor, redact_split
 from ..redaction._secret import REDACTED, Secret, declared_secrets
 from ._format import decoded_response
+from ._hidden_secrets import scrub_userinfo
 from ._sse import sse_items, sse_text
 
 __all__ = ["SECRET_HEADERS", "SECRET_QUERY_PARAMS", "Scrubber", "scrub_query", "scrub_stream"]
@@ -125,7 +126,7 @@ class Scrubber:
             body = b"".join(part if isinstance(part, bytes) else part.encode() for part in body)
         return Request(
             request.method,
-            scrub_query(redactor.text(request.uri)),
+            scrub_userinfo(scrub_query(redactor.text(request.uri)), REDACTED),
             redactor.value(body),
             self._headers(request.headers, redactor),
         )

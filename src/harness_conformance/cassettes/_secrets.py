@@ -27,6 +27,7 @@ from ..redaction._secret import (
     Secret,
     declared_secrets,
 )
+from ._hidden_secrets import hidden_hits
 from ._json_path import json_path_at
 from ._key_patterns import KEYED, PATTERNS, key_matches
 from ._scrub import SECRET_HEADERS, SECRET_QUERY_PARAMS, Scrubber
@@ -296,8 +297,10 @@ def find_secrets(
     the deltas of several events is found in the reassembled text and reported at the
     event where it starts. A key-shaped token a stream event or a JSON body spells with
     JSON escapes (``\\u0073k-...``) is found in the decoded value and reported where the
-    event or the body starts. A token that lies inside one already reported (the key of a
-    ``Bearer sk-...`` header) is not reported again.
+    event or the body starts. A secret with zero-width or other invisible characters
+    between its characters, and a password in a URL's userinfo, count too
+    (`harness_conformance.cassettes._hidden_secrets`). A token that lies inside one
+    already reported (the key of a ``Bearer sk-...`` header) is not reported again.
 
     ``tree`` gives the YAML node tree of ``text`` when the caller has composed it
     already (None when it is not YAML); without it the text is composed here, when
@@ -311,6 +314,8 @@ def find_secrets(
     for pattern, match in key_matches(text):
         if pattern.accept(match[0]):
             hits.setdefault(match.start(), (pattern.kind, len(match[0]), pattern.needs_context))
+    for start, kind, length in hidden_hits(text, redactor):
+        hits.setdefault(start, (kind, length, False))
     root: yaml.Node | None = None
     composed = False
     findings: list[SecretFinding] = []

@@ -1,0 +1,117 @@
+"""Secrets hidden from a plain search are found: a key with zero-width or other
+invisible characters between its characters (written as themselves or as escapes, in a
+stream, a JSON body or a YAML string), a declared secret spelled that way, and a password
+in a URL's userinfo. Recording replaces the userinfo password; ``replay`` refuses a
+cassette holding any of them; no message shows the value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from vcr.request import Request  # type: ignore[import-untyped]
+
+from harness_conformance.cassettes import Scrubber, find_secrets, refuse_secrets, serialize
+from harness_conformance.cli import main
+from harness_conformance.errors import CassetteError
+
+KEY = "sk-proj-" + "Hx7Kq2Lm9Np4Rs6Tv8Wy1Za3Bc5De0Fg"
+PASSWORD = "correct" + "horsebattery"
+
+
+def _cassette(content: str, uri: str = "https://api.openai.com/v1/chat/completions") -> str:
+    event = '{"choices":[{"index":0,"delta":{"content":"' + content + '"}}]}'
+    request = {"method": "POST", "uri": uri, "body": '{"model":"gpt"}', "headers": {}}
+    response: dict[str, Any] = {
+        "status": {"code": 200, "message": "OK"},
+        "headers": {"Content-Type": ["text/event-stream"]},
+        "body": {"string": f"data: {event}\n\ndata: [DONE]\n\n"},
+    }
+    return str(
+        serialize({"version": 1, "interactions": [{"request": request, "response": response}]})
+    )
+
+
+SPELLINGS = {
+    "zero-width joiners": "\u200d".join(KEY),
+    "zero-width spaces": "\u200b".join(KEY),
+    "a word joiner and a BOM": KEY[:10] + "\u2060" + KEY[10:20] + "\ufeff" + KEY[20:],
+    "soft hyphens": "\u00ad".join(KEY),
+    "escaped joiners": "\\u200d".join(KEY),
+}
+
+
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_a_key_with_invisible_characters_is_found(spelling: str) -> None:
+    text = _cassette(SPELLINGS[spelling])
+    assert KEY not in text
+    findings = find_secrets(text)
+    assert findings, text
+    assert any("with invisible characters inside" in f.kind for f in findings)
+    with pytest.raises(CassetteError) as raised:
+        refuse_secrets(text, path="c.yaml")
+    assert raised.value.code == "CASSETTE_SECRET"
+    assert KEY not in str(raised.value)
+
+
+def test_a_declared_secret_with_invisible_characters_is_found() -> None:
+    declared = "plain" + "lowercasesecretvalue"
+    text = "note: " + "\u200c".join(declared) + "\n"
+    [finding] = find_secrets(text, [declared])
+    assert finding.kind == "a live API key value with invisible characters inside"
+    assert (finding.line, finding.column) == (1, 7)
+
+
+def test_invisible_characters_in_harmless_text_are_not_findings() -> None:
+    assert find_secrets(_cassette("caf\u00e9 \u200dwith a joiner\u200b and sk-\u200dshort")) == []
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        f"https://bob:{PASSWORD}@api.example.test/v1/chat/completions",
+        f"http://user:{PASSWORD}@127.0.0.1:8080/v1/chat/completions",
+    ],
+)
+def test_a_password_in_the_url_userinfo_is_found(uri: str) -> None:
+    text = _cassette("hi", uri)
+    [finding] = find_secrets(text)
+    assert finding.kind == "a password in a URL (scheme://user:password@host)"
+    assert finding.length == len(PASSWORD)
+    assert finding.field == "interactions[0].request.uri"
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://bob@api.example.test/v1",
+        "https://bob:<redacted>@api.example.test/v1",
+        "https://bob:***@api.example.test/v1",
+        "https://api.example.test/v1?a=b:c@d",
+    ],
+)
+def test_userinfo_without_a_password_is_not_a_finding(uri: str) -> None:
+    assert find_secrets(_cassette("hi", uri)) == []
+
+
+def test_recording_replaces_the_userinfo_password() -> None:
+    request = Request("POST", f"https://bob:{PASSWORD}@api.example.test/v1", b"{}", {})
+    scrubbed = Scrubber().scrub_request(request)
+    assert scrubbed.uri == "https://bob:<redacted>@api.example.test/v1"
+
+
+@pytest.mark.parametrize("case", ["invisible", "userinfo"])
+def test_replay_refuses_them(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str) -> None:
+    cassette = tmp_path / "hidden.yaml"
+    text = (
+        _cassette(SPELLINGS["zero-width joiners"])
+        if case == "invisible"
+        else _cassette("hi", f"https://bob:{PASSWORD}@api.openai.com/v1/chat/completions")
+    )
+    cassette.write_text(text, encoding="utf-8")
+    assert main(["replay", str(cassette)]) == 1
+    out = capsys.readouterr().out
+    assert "CASSETTE_SECRET" in out
+    assert KEY not in out
+    assert PASSWORD not in out
