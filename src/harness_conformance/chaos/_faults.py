@@ -98,6 +98,13 @@ CONTEXT_MESSAGE = (
 )
 """The wording of a ``status`` fault with ``context=True``."""
 
+LARGEST_INTEGER = 2**31 - 1
+"""The largest integer the JSON form of a fault or a fuzz example takes: past every
+interaction index, byte offset, event count and ``retry-after`` a replay can use."""
+
+FLOOD_LINES = 100_000
+"""The most comment lines the JSON form of a ``keep-alive-flood`` fault inserts."""
+
 _EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _DATA = re.compile(rb"^data:[ ]?([^\r\n]*)", re.MULTILINE)
 
@@ -173,7 +180,8 @@ class Fault:
     @classmethod
     def from_json(cls, data: object) -> Fault:
         """The fault a JSON object (`Fault.as_json`) describes; ``interaction`` and
-        ``kind`` are required, a missing field takes its default. `ValueError` naming
+        ``kind`` are required, a missing field takes its default, and every integer lies
+        between 0 and `LARGEST_INTEGER` (``lines``: `FLOOD_LINES`). `ValueError` naming
         the field for anything else."""
         if not isinstance(data, dict):
             raise ValueError(f"a fault is a JSON object, not {_json_type(data)}")
@@ -191,9 +199,24 @@ class Fault:
                 raise ValueError(
                     f"the fault's field {name!r} must be {wanted}, not {_json_type(value)}"
                 )
-        if data["interaction"] < 0:
-            raise ValueError(f"a fault's interaction counts from 0, got {data['interaction']}")
+            if _is(value, (int,)):
+                _check_range(name, value)
         return cls(**data)
+
+
+def _check_range(name: str, value: int) -> None:
+    """`ValueError` for an integer field of a fault's JSON form outside 0 to its most."""
+    most = FLOOD_LINES if name == "lines" else LARGEST_INTEGER
+    if value < 0:
+        raise ValueError(f"a fault's {name} counts from 0, got {_shown(value)}")
+    if value > most:
+        raise ValueError(f"a fault's {name} is at most {most:,}, got {_shown(value)}")
+
+
+def _shown(value: int) -> str:
+    """An integer as a message shows it: its digits, or how many there are."""
+    digits = len(str(abs(value)))
+    return str(value) if digits <= 20 else f"an integer of {digits:,} digits"
 
 
 _FIELDS: dict[str, tuple[tuple[type, ...], str]] = {

@@ -9,7 +9,10 @@ command that replays it (``--reproduce``), and a totals line. A cassette that ca
 replayed is an error row; one with no model call is a row saying so.
 
 ``--reproduce`` replays one example, in the JSON form a failure prints, on one cassette
-and prints what its property finds wrong.
+and prints what its property finds wrong. Its text is bounded before it is parsed (at
+most `REPRODUCE_BYTES` bytes, nested at most `REPRODUCE_DEPTH` deep), its numbers and
+offsets are held to their ranges (`FuzzExample.from_json`, `check_fits`), and anything
+else is a usage error naming the text or the file.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import CassetteError
+from ..parsing import JsonTextError, parse_json
 from ._cassette_check import _secret_error
 from ._fuzz_report import Fuzzed, fuzz_report, render_fuzz, summary
 from ._output import Progress, UsageError
@@ -44,6 +49,19 @@ DEFAULT_EXAMPLES = 30
 """Examples per cassette when ``--examples`` is not given (the engine's default)."""
 
 CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+
+REPRODUCE_BYTES = 1_000_000
+"""The most bytes ``--reproduce`` takes, as its text or from a file: the example a
+failure prints is a JSON object of a few hundred."""
+
+REPRODUCE_DEPTH = 64
+"""How deep the ``--reproduce`` JSON may nest arrays and objects; an example nests four
+deep."""
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]+|\\.)*"?|[\[\]{}]', re.DOTALL)
+"""A JSON string (to the end of the text when it is not closed) or a bracket."""
+
+_RETRY = "give the JSON object a failure prints, or a file holding it"
 
 
 def fuzz_cassette_file(file: InputFile, examples: int, seed: int, start: int = 0) -> Fuzzed:
@@ -74,36 +92,93 @@ def fuzz_cassette_file(file: InputFile, examples: int, seed: int, start: int = 0
         return Fuzzed(file, FuzzResult(path=path, seed=seed, error=error))
 
 
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` nests arrays and objects deeper than `REPRODUCE_DEPTH`, counting
+    the brackets outside its strings."""
+    depth = 0
+    for token in _JSON_TOKENS.finditer(text):
+        mark = text[token.start()]
+        if mark in "[{":
+            depth += 1
+            if depth > REPRODUCE_DEPTH:
+                return True
+        elif mark != '"':
+            depth -= 1
+    return False
+
+
+def _too_large(source: str, size: int | None = None) -> UsageError:
+    held = f"{size:,} bytes" if size is not None else "more bytes"
+    return UsageError(
+        f"{source} holds {held}, more than the {REPRODUCE_BYTES:,} an example may take; {_RETRY}"
+    )
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name too long for the file system
+        return False
+
+
 def _example_text(value: str) -> tuple[str, str]:
     """The JSON text ``--reproduce`` names (given inline, or a file holding it) and
-    where it came from."""
-    if value.lstrip().startswith("{"):
-        return value, "the --reproduce text"
+    where it came from; at most `REPRODUCE_BYTES` bytes of it."""
+    if value.lstrip().startswith(("{", "[")):
+        source = "the --reproduce text"
+        size = len(value.encode("utf-8", "replace"))
+        if size > REPRODUCE_BYTES:
+            raise _too_large(source, size)
+        return value, source
     path = Path(value)
-    if not path.is_file():
-        raise UsageError(
-            f"--reproduce {value}: give the JSON object a failure prints, or a file holding it"
-        )
+    if not _is_file(path):
+        shown = value if len(value) <= 80 else value[:77] + "..."
+        raise UsageError(f"--reproduce {shown}: {_RETRY}")
     try:
-        return path.read_text(encoding="utf-8"), str(path)
-    except (OSError, UnicodeDecodeError) as exc:
+        size = path.stat().st_size
+        if size > REPRODUCE_BYTES:
+            raise _too_large(str(path), size)
+        with path.open("rb") as file:
+            data = file.read(REPRODUCE_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"--reproduce {path}: cannot read the file ({exc})") from None
+    if len(data) > REPRODUCE_BYTES:  # the file grew after its size was read
+        raise _too_large(str(path))
+    try:
+        return data.decode("utf-8"), str(path)
+    except UnicodeDecodeError as exc:
         raise UsageError(f"--reproduce {path}: cannot read the file ({exc})") from None
 
 
 def _parse_example(value: str) -> FuzzExample:
+    """The example ``--reproduce`` gives; a `UsageError` naming the text or the file for
+    text too large or too deep, text that is not JSON, and a JSON form that is no
+    example."""
     from ..chaos.fuzz._examples import FuzzExample
 
     text, source = _example_text(value)
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
+    if _too_deep(text):
         raise UsageError(
-            f"{source} is not JSON ({exc}); give the object a failure prints"
+            f"{source} nests arrays and objects more than {REPRODUCE_DEPTH} deep; {_RETRY}"
+        )
+    try:
+        data = parse_json(text)
+    except JsonTextError as exc:
+        if exc.problem.startswith("not JSON: "):
+            raise UsageError(
+                f"{source} is not JSON ({exc.problem.removeprefix('not JSON: ')}); {_RETRY}"
+            ) from None
+        raise UsageError(f"{source} cannot be read: {exc.problem}; {_RETRY}") from None
+    except (RecursionError, MemoryError, OverflowError) as exc:
+        raise UsageError(
+            f"{source} cannot be read: it is too large or too deep ({type(exc).__name__}); {_RETRY}"
         ) from None
     try:
         return FuzzExample.from_json(data)
     except ValueError as exc:
         raise UsageError(f"{source}: {exc}") from None
+    except (RecursionError, MemoryError, OverflowError) as exc:
+        raise UsageError(f"{source}: the example is too large ({type(exc).__name__})") from None
 
 
 def _reproduce(args: argparse.Namespace) -> int:
@@ -118,7 +193,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     ]
     if given:
         raise UsageError(f"--reproduce replays one example and takes no {', '.join(given)}")
-    if len(args.paths) != 1 or not Path(args.paths[0]).is_file():
+    if len(args.paths) != 1 or not _is_file(Path(args.paths[0])):
         raise UsageError(
             f"--reproduce replays one example on one cassette: give exactly one cassette "
             f"file, not {' '.join(args.paths)}"

@@ -16,19 +16,23 @@ event stream; ``truncated [DONE]`` on a successful chat-completions event stream
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._fault_strategies import applicable_kinds
-from .._faults import FAULT_LABELS, Fault, events_of
-from .._transport import split_at
+from .._faults import FAULT_LABELS, LARGEST_INTEGER, Fault, _shown, events_of
 from ._checks import Baseline
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-__all__ = ["FuzzExample", "check_fits", "label_faults", "label_targets"]
+__all__ = ["MAX_CUTS", "FuzzExample", "check_fits", "label_faults", "label_targets"]
+
+MAX_CUTS = 1_000_000
+"""The most cut offsets the JSON form of an example holds, over all its cut lists (a run
+counts each offset in it)."""
 
 _STATUS_LABELS: dict[str, tuple[int, bool, bool]] = {
     "429": (429, False, False),
@@ -70,7 +74,10 @@ class FuzzExample:
 
     @classmethod
     def from_json(cls, data: object) -> FuzzExample:
-        """The example a JSON form describes; `ValueError` saying what is wrong."""
+        """The example a JSON form describes; `ValueError` saying what is wrong: a value
+        of the wrong type, an interaction index or offset outside 0 to `LARGEST_INTEGER`,
+        more than `MAX_CUTS` offsets, a fault field out of range (`Fault.from_json`).
+        Whether the offsets fit the cassette's bodies is `check_fits`'s question."""
         if not isinstance(data, dict):
             raise ValueError("an example is a JSON object with 'cuts' and/or 'fault'")
         unknown = sorted(str(key) for key in data if key not in ("cuts", "fault"))
@@ -107,8 +114,8 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _offsets(key: str, items: object) -> tuple[int, ...]:
-    """The offsets of a cut list in its JSON form (`_runs`)."""
+def _offsets(key: str, items: object, room: int) -> tuple[int, ...]:
+    """The offsets of a cut list in its JSON form (`_runs`), at most ``room`` of them."""
     problem = (
         f"'cuts': interaction {key} takes an array of byte offsets, each an integer or a "
         "run [first, last]"
@@ -118,14 +125,25 @@ def _offsets(key: str, items: object) -> tuple[int, ...]:
     offsets: list[int] = []
     for item in items:
         if _is_int(item):
-            offsets.append(item)
+            first = last = item
         elif isinstance(item, list) and len(item) == 2 and all(_is_int(end) for end in item):
             first, last = item
-            if last < first:
-                raise ValueError(f"'cuts': interaction {key}: the run {item} ends before it starts")
-            offsets.extend(range(first, last + 1))
         else:
             raise ValueError(problem)
+        for end in (first, last):
+            if not 0 <= end <= LARGEST_INTEGER:
+                raise ValueError(
+                    f"'cuts': interaction {key}: an offset counts the bytes before its cut, "
+                    f"0 to {LARGEST_INTEGER:,}, got {_shown(end)}"
+                )
+        if last < first:
+            raise ValueError(f"'cuts': interaction {key}: the run {item} ends before it starts")
+        if len(offsets) + last - first + 1 > room:
+            raise ValueError(
+                f"'cuts': more than {MAX_CUTS:,} cut offsets; an example cuts each body "
+                "at most once per byte"
+            )
+        offsets.extend(range(first, last + 1))
     return tuple(offsets)
 
 
@@ -133,25 +151,34 @@ def _cuts(value: object) -> dict[int, tuple[int, ...]]:
     if not isinstance(value, dict):
         raise ValueError("'cuts' is an object from interaction index to byte offsets")
     cuts: dict[int, tuple[int, ...]] = {}
+    room = MAX_CUTS
     for key, items in value.items():
-        if not (isinstance(key, str) and key.isdecimal()):
+        if not (
+            isinstance(key, str)
+            and key.isascii()
+            and key.isdecimal()
+            and len(key) <= 10
+            and str(int(key)) == key
+            and int(key) <= LARGEST_INTEGER
+        ):
             raise ValueError(f"'cuts': the key {key!r} is no interaction index (0, 1, ...)")
-        cuts[int(key)] = _offsets(key, items)
+        cuts[int(key)] = _offsets(key, items, room)
+        room -= len(cuts[int(key)])
     return cuts
 
 
 def check_fits(base: Baseline, example: FuzzExample) -> None:
     """`ValueError` when ``example`` does not fit the cassette of ``base``: a cut list
-    or fault on no model call, offsets that do not fit their body, a fault kind the
-    response cannot take."""
+    or fault on no model call, cut offsets that do not increase strictly inside their
+    body, a fault kind the response cannot take, a fault offset past its body (bytes
+    sent by a reset or stall, 0 to the body's length; events kept by ``truncated``, 0
+    to its event count; the event a ``malformed-event`` or ``keep-alive-flood`` acts
+    on, from 0 to its last)."""
     calls = sorted(base.served)
     for index, cuts in sorted(example.cuts.items()):
         if index not in base.served:
             raise ValueError(f"the cuts name interaction {index}, no model call of {calls}")
-        try:
-            split_at(base.served[index].body, cuts)
-        except ValueError as exc:
-            raise ValueError(f"the cuts of interaction {index}: {exc}") from None
+        _check_cuts(index, base.served[index].body, cuts)
     fault = example.fault
     if fault is None:
         return
@@ -164,6 +191,47 @@ def check_fits(base: Baseline, example: FuzzExample) -> None:
         raise ValueError(
             f"interaction {fault.interaction} cannot take a {fault.kind} fault: its "
             f"response is no successful event stream; use one of {', '.join(kinds)}"
+        )
+    _check_at(fault, base.served[fault.interaction].body)
+
+
+def _check_cuts(index: int, body: bytes, cuts: Sequence[int]) -> None:
+    """`ValueError` naming the first cut of ``cuts`` that is not strictly inside
+    ``body`` or does not follow the cut before it."""
+    size = len(body)
+    for previous, cut in itertools.pairwise((0, *cuts)):
+        if not 0 < cut < size:
+            inside = f"lie between 1 and {size - 1}" if size > 1 else "have no place in it"
+            raise ValueError(
+                f"the cuts of interaction {index}: the cut at {cut} is outside its "
+                f"{size}-byte body (cuts {inside})"
+            )
+        if cut <= previous:
+            raise ValueError(
+                f"the cuts of interaction {index}: the cut at {cut} does not follow the "
+                f"cut at {previous} (cut offsets increase)"
+            )
+
+
+def _check_at(fault: Fault, body: bytes) -> None:
+    """`ValueError` when the ``at`` of ``fault`` lies past what ``body`` holds."""
+    index, at = fault.interaction, fault.at
+    if fault.kind in ("reset-during-body", "stall"):
+        if at > len(body):
+            raise ValueError(
+                f"the {fault.kind} fault sends {at} bytes of interaction {index}'s "
+                f"{len(body)}-byte body; its at counts the bytes sent, 0 to {len(body)}"
+            )
+        return
+    if fault.kind not in ("truncated", "malformed-event", "keep-alive-flood"):
+        return
+    events = len(events_of(body))
+    most = events if fault.kind == "truncated" else max(0, events - 1)
+    if at > most:
+        what = "events kept" if fault.kind == "truncated" else "event it acts on"
+        raise ValueError(
+            f"the {fault.kind} fault's at is {at}, past the {events} events of interaction "
+            f"{index}'s body; its at counts the {what}, 0 to {most}"
         )
 
 
