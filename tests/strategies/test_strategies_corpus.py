@@ -175,7 +175,11 @@ def test_strategies_agree_with_the_oracle_on_the_corpus(shard: int) -> None:
     assert run.imported >= len(ids) - (len(_corpus()) - 3670), run.counts()
     assert set(run.examples) <= KINDS, run.examples
     assert set(run.corrupt) <= KINDS, run.corrupt
-    assert len(run.corrupt) >= 8, run.corrupt
+    # Which kinds three derandomized draws per schema reach depends on the Hypothesis
+    # release: a shard holds one or two schemas with a range or a closed object, so those
+    # kinds come and go. The six common ones always appear; every kind the corpus has is
+    # pinned by the fixed examples (test_the_fixed_examples_reach_every_kind_...).
+    assert len(run.corrupt) >= 6, run.corrupt
 
 
 def test_the_shards_cover_the_corpus_once() -> None:
