@@ -32,6 +32,7 @@ __all__ = [
     "check_encoded",
     "check_size",
     "content_encodings",
+    "decode_layers",
     "decompress",
     "max_body_bytes",
 ]
@@ -209,3 +210,12 @@ def check_encoded(response: Mapping[str, Any], *, limit: int | None = None) -> N
             raise
         except ValueError:
             return
+
+
+def decode_layers(data: bytes, encodings: Sequence[str], *, limit: int | None = None) -> bytes:
+    """``data`` with every layer of ``encodings`` (outermost last, as `content_encodings`
+    gives them) decoded. Raises `BodyTooLarge` past the cap and ``ValueError`` when a
+    layer is unknown or does not decode."""
+    for encoding in reversed(encodings):
+        data = decompress(data, encoding, limit=limit)
+    return data

@@ -26,12 +26,13 @@ describes the recorded interactions a replay never played (``CASSETTE_UNUSED``).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from vcr.cassette import Cassette  # type: ignore[import-untyped]
@@ -40,6 +41,7 @@ from vcr.util import read_body  # type: ignore[import-untyped]
 
 from ..errors import CassetteError
 from ._advice import REWRITE, UNUSED, VOLATILE, base_url_hint
+from ._decompress import content_encodings, decode_layers
 
 __all__ = [
     "DEFAULT_VOLATILE",
@@ -176,7 +178,15 @@ def canonical_body(body: object, volatile: Iterable[str] = ()) -> str:
 
 
 def _request_body(request: Any, volatile: tuple[str, ...]) -> str:
-    return canonical_body(read_body(request), volatile)
+    """The canonical body of a request; one sent with ``content-encoding`` is compared
+    decoded, as the recorder stores it."""
+    body = read_body(request)
+    headers = getattr(request, "headers", None)
+    encodings = content_encodings(headers) if isinstance(headers, Mapping) else []
+    if encodings and isinstance(body, bytes):
+        with contextlib.suppress(ValueError):  # else compared as the bytes it is
+            body = decode_layers(body, encodings)
+    return canonical_body(body, volatile)
 
 
 # -- the matcher -----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from vcr.request import Request  # type: ignore[import-untyped]
 
 from ..redaction._redact import Redactor, redact_split
 from ..redaction._secret import REDACTED, Secret, declared_secrets
+from ._decompress import BodyTooLarge, content_encodings, decode_layers
 from ._format import decoded_response
 from ._hidden_secrets import scrub_userinfo
 from ._sse import sse_items, sse_text
@@ -117,18 +118,34 @@ class Scrubber:
         }
 
     def scrub_request(self, request: Request) -> Request:
-        """A scrubbed copy of a vcrpy request (a ``before_record_request`` hook)."""
+        """A scrubbed copy of a vcrpy request (a ``before_record_request`` hook).
+
+        A body sent with ``content-encoding`` (gzip, deflate, brotli) is decoded first,
+        so the values inside it can be replaced, and kept decoded.
+        """
         redactor = self.redactor()
         body = request.body
         if hasattr(body, "read"):
             body = body.read()
         elif body is not None and not isinstance(body, bytes | str):
             body = b"".join(part if isinstance(part, bytes) else part.encode() for part in body)
+        headers = self._headers(request.headers, redactor)
+        encodings = content_encodings(request.headers)
+        if encodings and isinstance(body, bytes):
+            try:
+                body = decode_layers(body, encodings)
+            except BodyTooLarge:
+                raise
+            except ValueError:
+                pass  # a layer that does not decode is kept, and scanned as it is
+            else:
+                dropped = ("content-encoding", "content-length")
+                headers = {k: v for k, v in headers.items() if str(k).lower() not in dropped}
         return Request(
             request.method,
             scrub_userinfo(scrub_query(redactor.text(request.uri)), REDACTED),
             redactor.value(body),
-            self._headers(request.headers, redactor),
+            headers,
         )
 
     def scrub_response(self, response: Mapping[str, Any]) -> dict[str, Any]:

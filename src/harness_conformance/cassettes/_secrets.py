@@ -27,6 +27,7 @@ from ..redaction._secret import (
     Secret,
     declared_secrets,
 )
+from ._binary_bodies import binary_bodies
 from ._hidden_secrets import hidden_hits
 from ._json_path import json_path_at
 from ._key_patterns import KEYED, PATTERNS, key_matches
@@ -279,6 +280,19 @@ def _escaped_findings(root: yaml.Node | None, text: str) -> list[SecretFinding]:
     return findings
 
 
+def _binary_findings(
+    root: yaml.Node | None, secrets: Iterable[str | Secret]
+) -> list[SecretFinding]:
+    """What `find_secrets` finds inside the decoded base64 bodies (`binary_bodies`),
+    reported where each body starts."""
+    found: list[SecretFinding] = []
+    for field, decoded, how, (line, column) in binary_bodies(root):
+        for inner in find_secrets(decoded, secrets, tree=lambda: None):
+            kind = f"{inner.kind} inside {how}"
+            found.append(SecretFinding(kind, inner.length, line + 1, column + 1, field))
+    return found
+
+
 def find_secrets(
     text: str,
     secrets: Iterable[str | Secret] = (),
@@ -299,7 +313,10 @@ def find_secrets(
     JSON escapes (``\\u0073k-...``) is found in the decoded value and reported where the
     event or the body starts. A secret with zero-width or other invisible characters
     between its characters, and a password in a URL's userinfo, count too
-    (`harness_conformance.cassettes._hidden_secrets`). A token that lies inside one
+    (`harness_conformance.cassettes._hidden_secrets`). A base64 body (``binary:``, or
+    vcrpy's ``!!binary``) is decoded, through its gzip, deflate or brotli layers, and
+    what it holds is reported where the body starts
+    (`harness_conformance.cassettes._binary_bodies`). A token that lies inside one
     already reported (the key of a ``Bearer sk-...`` header) is not reported again.
 
     ``tree`` gives the YAML node tree of ``text`` when the caller has composed it
@@ -344,6 +361,10 @@ def find_secrets(
         if not composed:
             root, composed = compose(), True
         findings += _escaped_findings(root, text)
+    if "binary" in text:
+        if not composed:
+            root, composed = compose(), True
+        findings += _binary_findings(root, secrets)
     findings.sort(key=lambda finding: (finding.line, finding.column))
     return findings
 
