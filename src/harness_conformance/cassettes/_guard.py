@@ -40,6 +40,7 @@ __all__ = [
     "LOOPBACK_HOSTS",
     "REPLAY_REASON",
     "NetworkGuard",
+    "activate",
     "block_network",
     "exception_chain",
     "unreported",
@@ -78,9 +79,14 @@ def _host_text(host: object) -> str:
 class NetworkGuard:
     """One active `block_network` block: what it allows and what it blocked."""
 
-    __slots__ = ("_addresses", "_names", "blocked", "reason")
+    __slots__ = ("_addresses", "_names", "_on_block", "blocked", "reason")
 
-    def __init__(self, allow_hosts: Iterable[str], reason: str = REPLAY_REASON) -> None:
+    def __init__(
+        self,
+        allow_hosts: Iterable[str],
+        reason: str = REPLAY_REASON,
+        on_block: Callable[[CassetteError], None] | None = None,
+    ) -> None:
         hosts = list(allow_hosts)
         if isinstance(allow_hosts, str) or not all(isinstance(h, str) for h in hosts):
             raise TypeError("allow_hosts must be a sequence of host names or IP addresses")
@@ -90,6 +96,13 @@ class NetworkGuard:
         """Every attempt this guard refused, oldest first."""
         self.reason = reason
         """Why the network is closed, as a refusal says it after the allowed hosts."""
+        self._on_block = on_block
+
+    def refused(self, error: CassetteError) -> None:
+        """Keep ``error`` in `blocked` and tell the ``on_block`` callback, if any."""
+        self.blocked.append(error)
+        if self._on_block is not None:
+            self._on_block(error)
 
     def allows(self, host: str) -> bool:
         """Whether ``host`` (a name or an IP address) may be contacted."""
@@ -120,7 +133,7 @@ def _check(host: object, port: object, action: str) -> None:
         code="NETWORK_BLOCKED",
     )
     for guard in guards:
-        guard.blocked.append(error)
+        guard.refused(error)
     raise error
 
 
@@ -235,6 +248,15 @@ def _uninstall() -> None:
             setattr(owner, name, original)
 
 
+def activate(guard: NetworkGuard) -> None:
+    """Put ``guard`` in force until it is removed (`block_network` removes its own when
+    its block ends; a guard a child process installs at start-up stays)."""
+    with _lock:
+        if not _active:
+            _install()
+        _active.append(guard)
+
+
 @contextmanager
 def block_network(
     allow_hosts: Iterable[str] = LOOPBACK_HOSTS, *, reason: str = REPLAY_REASON
@@ -253,10 +275,7 @@ def block_network(
     default).
     """
     guard = NetworkGuard(allow_hosts, reason)
-    with _lock:
-        if not _active:
-            _install()
-        _active.append(guard)
+    activate(guard)
     hidden: CassetteError | None = None
     try:
         yield guard

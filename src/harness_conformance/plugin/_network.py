@@ -5,7 +5,9 @@ and teardown run inside `block_network`: connections, sends and name lookups out
 loopback fail with ``CassetteError`` ``NETWORK_BLOCKED``, and an attempt the test
 swallowed still fails the phase it happened in. The call of a test that records a
 cassette (its ``hc_cassette`` fixture is not replaying) may reach the network, since
-recording is what it is for; its setup and teardown stay guarded.
+recording is what it is for; its setup and teardown stay guarded. Python child
+processes a guarded phase starts are guarded too, and their refusals fail the phase
+(`harness_conformance.cassettes._child_guard`).
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ def _records(item: pytest.Item) -> bool:
 
 
 def _guarded(item: pytest.Item, phase: str) -> Generator[None, object, object]:
+    from ..cassettes._child_guard import child_guard
     from ..cassettes._guard import block_network
 
     if phase == "call" and _records(item):
         return (yield)
     try:
-        with block_network(reason=REASON):
+        with block_network(reason=REASON), child_guard(REASON):
             return (yield)
     except Exception as exc:
         name_codes(exc)  # the report then shows "CassetteError NETWORK_BLOCKED"
