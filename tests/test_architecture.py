@@ -56,7 +56,16 @@ ALLOWED: dict[str, set[str]] = {
     "cassettes": CORE | {"_version", "redaction"},
     "recording": CORE | {"cassettes", "redaction"},
     "chaos": {"cassettes", "errors", "events", "invariants", "models", "wire"},
-    "snapshots": {"errors", "events", "redaction", "replay", "schema", "strategies", "tools"},
+    "snapshots": {
+        "cassettes",
+        "errors",
+        "events",
+        "redaction",
+        "replay",
+        "schema",
+        "strategies",
+        "tools",
+    },
     "standard": CORE | {"cassettes", "replay", "snapshots", "strategies"},
     "conformance": CORE | {"cassettes", "chaos", "replay"},
     "plugin": CORE

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from _plugin_project import RECORD, SENTINEL, cassette_files, files_holding, recording, replaying
 
-from harness_conformance.plugin._paths import MAX_NAME_BYTES, safe_part
+from harness_conformance.cassettes._names import MAX_NAME_BYTES, safe_part
 from harness_conformance.server import TextResponse
 
 GREETING_TEST = """

@@ -28,13 +28,28 @@ def _events_of(data: Any) -> list[DurableEvent]:
     return [e for e in events if getattr(e, "durable", False)]
 
 
-class EventLogSnapshot(SingleFileSnapshotExtension):
+class _KeyFreeNames(SingleFileSnapshotExtension):
+    """A single-file extension whose file names hold no key: a test id (a parametrize
+    id) that would put a declared secret or a key-shaped token into the name fails the
+    assertion with ``CASSETTE_SECRET`` before anything is read or written."""
+
+    secrets: tuple[str | Secret, ...] = ()
+    """Keys to replace besides the `SECRET_ENV_VARS` values (set it in a subclass)."""
+
+    @classmethod
+    def get_snapshot_name(cls, *, test_location: Any, index: Any = 0) -> str:
+        from ..cassettes._names import refuse_secret_name
+
+        name = super().get_snapshot_name(test_location=test_location, index=index)
+        refuse_secret_name(name, declared_secrets(cls.secrets), what="snapshot")
+        return str(name)
+
+
+class EventLogSnapshot(_KeyFreeNames):
     """A syrupy extension: the normalised event log, one JSON object per line."""
 
     _write_mode = WriteMode.TEXT
     file_extension = "events.jsonl"
-    secrets: tuple[str | Secret, ...] = ()
-    """Keys to replace besides the `SECRET_ENV_VARS` values (set it in a subclass)."""
 
     def serialize(self, data: Any, **kwargs: Any) -> str:
         header = {"harness_conformance_snapshot": SNAPSHOT_FORMAT, "kind": "event-log"}
@@ -47,7 +62,7 @@ class EventLogSnapshot(SingleFileSnapshotExtension):
         return "\n".join(lines) + "\n"
 
 
-class ValidationReportSnapshot(SingleFileSnapshotExtension):
+class ValidationReportSnapshot(_KeyFreeNames):
     """A syrupy extension: a tool's validation report as readable, versioned text, one
     ``.validation.txt`` file per snapshot. It snapshots a `ValidationReport`, or a
     `Tool`, DSL spec or JSON Schema dict whose report it builds:
