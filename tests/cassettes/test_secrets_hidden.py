@@ -1,8 +1,9 @@
 """Secrets hidden from a plain search are found: a key with zero-width or other
 invisible characters between its characters (written as themselves or as escapes, in a
-stream, a JSON body or a YAML string), a declared secret spelled that way, and a password
-in a URL's userinfo. Recording replaces the userinfo password; ``replay`` refuses a
-cassette holding any of them; no message shows the value."""
+stream, a JSON body or a YAML string), a declared secret spelled that way, a password in a
+URL's userinfo, and a key written with percent-escapes in any part of a URL or a form
+body. Recording replaces the userinfo password; ``replay`` refuses a cassette holding any
+of them; no message shows the value."""
 
 from __future__ import annotations
 
@@ -95,20 +96,54 @@ def test_userinfo_without_a_password_is_not_a_finding(uri: str) -> None:
     assert find_secrets(_cassette("hi", uri)) == []
 
 
+PERCENT = {
+    "every character escaped": "".join(f"%{ord(c):02X}" for c in KEY),
+    "the first letter escaped": "%73" + KEY[1:],
+    "the hyphens escaped": KEY.replace("-", "%2D"),
+}
+
+
+@pytest.mark.parametrize("spelling", list(PERCENT))
+@pytest.mark.parametrize("part", ["query", "path", "fragment"])
+def test_a_key_written_with_percent_escapes_in_a_url_is_found(spelling: str, part: str) -> None:
+    escaped = PERCENT[spelling]
+    base = "https://api.example.test/v1"
+    uri = {
+        "query": f"{base}?token={escaped}",
+        "path": f"{base}/keys/{escaped}/use",
+        "fragment": f"{base}#{escaped}",
+    }[part]
+    [finding] = find_secrets(_cassette("hi", uri))
+    assert finding.kind == "an OpenAI-style API key (sk-...) written with percent-escapes"
+    assert finding.field == "interactions[0].request.uri"
+
+
+def test_a_key_written_with_percent_escapes_in_a_form_body_is_found() -> None:
+    [finding] = find_secrets(f"body: grant=client&secret_value={PERCENT['the hyphens escaped']}\n")
+    assert finding.kind.endswith("written with percent-escapes")
+
+
+def test_harmless_percent_escapes_are_not_findings() -> None:
+    uri = "https://api.example.test/v1?q=hello%20world&path=%2Ftmp%2Fsk-short"
+    assert find_secrets(_cassette("hi", uri)) == []
+
+
 def test_recording_replaces_the_userinfo_password() -> None:
     request = Request("POST", f"https://bob:{PASSWORD}@api.example.test/v1", b"{}", {})
     scrubbed = Scrubber().scrub_request(request)
     assert scrubbed.uri == "https://bob:<redacted>@api.example.test/v1"
 
 
-@pytest.mark.parametrize("case", ["invisible", "userinfo"])
+@pytest.mark.parametrize("case", ["invisible", "userinfo", "percent"])
 def test_replay_refuses_them(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str) -> None:
     cassette = tmp_path / "hidden.yaml"
-    text = (
-        _cassette(SPELLINGS["zero-width joiners"])
-        if case == "invisible"
-        else _cassette("hi", f"https://bob:{PASSWORD}@api.openai.com/v1/chat/completions")
-    )
+    text = {
+        "invisible": _cassette(SPELLINGS["zero-width joiners"]),
+        "userinfo": _cassette("hi", f"https://bob:{PASSWORD}@api.openai.com/v1/chat/completions"),
+        "percent": _cassette(
+            "hi", f"https://api.openai.com/v1/chat/completions?k={PERCENT['the hyphens escaped']}"
+        ),
+    }[case]
     cassette.write_text(text, encoding="utf-8")
     assert main(["replay", str(cassette)]) == 1
     out = capsys.readouterr().out

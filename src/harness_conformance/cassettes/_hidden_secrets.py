@@ -8,6 +8,8 @@ between its characters, and a password in a URL's userinfo.
   reported where it starts in the text.
 - ``scheme://user:password@host`` holds a password whatever it looks like; one that is
   not already a placeholder (``<redacted>``, ``***``, ``REDACTED``) is reported.
+- A key-shaped token written with percent-escapes (``%73k-...`` in any part of a URL or
+  in a form body) is found in the decoded run and reported where the run starts.
 
 `hidden_hits` gives ``(start, kind, length)`` for both, positions in the original text.
 """
@@ -15,6 +17,7 @@ between its characters, and a password in a URL's userinfo.
 from __future__ import annotations
 
 import re
+import urllib.parse
 from collections.abc import Iterator
 
 from ..redaction._redact import Redactor
@@ -75,10 +78,25 @@ def _userinfo_hits(text: str) -> Iterator[tuple[int, str, int]]:
             yield match.start(2), "a password in a URL (scheme://user:password@host)", len(password)
 
 
+_PERCENT_RUN = re.compile(r"[^\s\"'<>]*%[0-9A-Fa-f]{2}[^\s\"'<>]*")
+
+
+def _percent_hits(text: str) -> Iterator[tuple[int, str, int]]:
+    if "%" not in text:
+        return
+    for run in _PERCENT_RUN.finditer(text):
+        decoded = urllib.parse.unquote(run[0])
+        for pattern in KEYED:
+            for match in pattern.regex.finditer(decoded):
+                if pattern.accept(match[0]) and match[0] not in run[0]:
+                    kind = f"{pattern.kind} written with percent-escapes"
+                    yield run.start(), kind, len(run[0])
+
+
 def hidden_hits(text: str, redactor: Redactor) -> list[tuple[int, str, int]]:
     """``(start, kind, length)`` of every hidden secret in ``text`` (see the module
     docstring), in text order."""
-    return sorted([*_invisible_hits(text, redactor), *_userinfo_hits(text)])
+    return sorted([*_invisible_hits(text, redactor), *_userinfo_hits(text), *_percent_hits(text)])
 
 
 def scrub_userinfo(uri: str, placeholder: str) -> str:
