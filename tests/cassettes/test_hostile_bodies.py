@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import zstandard
 
 from harness_conformance.cassettes import (
     CassettePersister,
@@ -136,14 +137,22 @@ def test_decompress_reads_every_encoding_within_the_limit() -> None:
     assert decompress(zlib.compress(PAYLOAD), "deflate") == PAYLOAD
     assert decompress(raw_deflate, "deflate") == PAYLOAD
     assert decompress(brotli.compress(PAYLOAD), "br") == PAYLOAD
+    packer = zstandard.ZstdCompressor()
+    frames = packer.compress(PAYLOAD) + packer.compress(b"!")
+    assert decompress(frames, "zstd") == PAYLOAD + b"!"
     assert decompress(gzip.compress(PAYLOAD), "gzip", limit=len(PAYLOAD)) == PAYLOAD
     for encoding, data in [
         ("gzip", gzip.compress(PAYLOAD)),
         ("deflate", zlib.compress(PAYLOAD)),
         ("br", brotli.compress(PAYLOAD)),
+        ("zstd", zstandard.ZstdCompressor().compress(PAYLOAD)),
     ]:
         with pytest.raises(BodyTooLarge, match=f"the {encoding} body decodes to more than"):
             decompress(data, encoding, limit=len(PAYLOAD) - 1)
+    zstd_bomb = zstandard.ZstdCompressor().compress(bytes(64 * 1024 * 1024))
+    assert len(zstd_bomb) < 5_000
+    with pytest.raises(BodyTooLarge, match="the zstd body decodes to more than"):
+        decompress(zstd_bomb, "zstd", limit=1024 * 1024)
     brotli_bomb = brotli.compress(bytes(16 * 1024 * 1024), quality=1)
     assert len(brotli_bomb) < 20_000
     with pytest.raises(BodyTooLarge):
@@ -155,6 +164,7 @@ def test_decompress_reads_every_encoding_within_the_limit() -> None:
         ("br", b"garbage that is not brotli"),
         ("br", brotli.compress(PAYLOAD)[:-4]),
         ("zstd", b"x"),
+        ("zstd", zstandard.ZstdCompressor().compress(PAYLOAD)[:-3]),
     ]:
         with pytest.raises(ValueError) as caught:
             decompress(damaged, encoding)

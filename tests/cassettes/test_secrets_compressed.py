@@ -1,4 +1,4 @@
-"""Keys inside base64 bodies are found: a gzip, deflate or brotli body (this library's
+"""Keys inside base64 bodies are found: a gzip, deflate, brotli or zstd body (this library's
 ``binary:`` form and vcrpy's ``!!binary``), its layers named by ``content-encoding`` or,
 without one, by the data's own header. Recording decodes a compressed request body before
 scrubbing it and stores it decoded; the matcher compares a live compressed request with
@@ -20,6 +20,7 @@ import brotli  # type: ignore[import-untyped]
 import httpx2
 import pytest
 import yaml
+import zstandard
 from vcr.request import Request  # type: ignore[import-untyped]
 
 from harness_conformance.cassettes import (
@@ -47,6 +48,7 @@ ENCODED = {
     "deflate": zlib.compress,
     "raw deflate": _raw_deflate,
     "br": brotli.compress,
+    "zstd": zstandard.ZstdCompressor().compress,
 }
 
 
@@ -87,7 +89,7 @@ def test_a_key_in_a_compressed_request_body_is_found(encoding: str) -> None:
     assert findings[0].line == text.splitlines().index("    body: !!binary |") + 1
 
 
-@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "zstd"])
 def test_without_a_header_the_data_says_what_it_is(encoding: str) -> None:
     text = _stock(ENCODED[encoding](BODY.encode()), {})
     assert [finding.kind for finding in find_secrets(text)] == [
@@ -95,7 +97,7 @@ def test_without_a_header_the_data_says_what_it_is(encoding: str) -> None:
     ]
 
 
-@pytest.mark.parametrize("encoding", ["gzip", "br"])
+@pytest.mark.parametrize("encoding", ["gzip", "br", "zstd"])
 def test_a_key_in_a_binary_response_body_is_found(encoding: str) -> None:
     text = _own(ENCODED[encoding](f'{{"note":"{KEY}"}}'.encode()), encoding)
     findings = find_secrets(text)

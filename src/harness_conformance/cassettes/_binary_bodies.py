@@ -8,7 +8,7 @@ a key inside it is invisible to a scan of the file. `binary_bodies` gives each o
 field, its decoded text and where it starts, so the scanner can look inside.
 
 The layers come from the ``content-encoding`` header beside the body; without one, a
-gzip or zlib header at the start of the data says what it is (brotli has none). The
+gzip, zstd or zlib header at the start of the data says what it is (brotli has none). The
 decoded size is held to the body size limit; a body that does not decode, or decodes
 past the limit, is left out (the loaders refuse the second).
 """
@@ -37,10 +37,12 @@ def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
 
 
 def sniff_encodings(data: bytes) -> list[str]:
-    """The encoding a body's first bytes announce: ``gzip`` for its magic number,
-    ``deflate`` for a zlib header, none otherwise."""
+    """The encoding a body's first bytes announce: ``gzip`` or ``zstd`` for their magic
+    numbers, ``deflate`` for a zlib header, none otherwise."""
     if data[:2] == b"\x1f\x8b":
         return ["gzip"]
+    if data[:4] == b"\x28\xb5\x2f\xfd":
+        return ["zstd"]
     if len(data) >= 2 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0:
         return ["deflate"]
     return []

@@ -1,7 +1,7 @@
 """Recorded bodies held to a size cap: plain ones as they are, compressed ones by what
 they decode to.
 
-A recorded body that says ``content-encoding: gzip`` (or ``deflate``, ``br``) is
+A recorded body that says ``content-encoding: gzip`` (or ``deflate``, ``br``, ``zstd``) is
 decoded as an HTTP client would. A small body can decode to gigabytes (a gzip stream
 of zeros shrinks about a thousand times, and layers multiply), so `decompress` works
 incrementally and stops as soon as the output would pass the cap: `MAX_BODY_BYTES`
@@ -43,7 +43,7 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 MAX_BODY_BYTES_ENV = "HARNESS_CONFORMANCE_MAX_BODY_BYTES"
 """The environment variable that replaces `MAX_BODY_BYTES` for the whole process."""
 
-ENCODINGS = ("gzip", "x-gzip", "deflate", "br")
+ENCODINGS = ("gzip", "x-gzip", "deflate", "br", "zstd")
 """The content-encodings `decompress` reads."""
 
 _CHUNK = 64 * 1024
@@ -137,9 +137,28 @@ def _unbrotli(data: bytes, out: _Output) -> None:
         raise EOFError("the brotli data ends before the end of its stream")
 
 
+def _unzstd(data: bytes, out: _Output) -> None:
+    module: Any = importlib.import_module("zstandard")  # a dependency of the package
+    decompressor = module.ZstdDecompressor()
+    position = 0
+    try:
+        while position < len(data):  # frame after frame, as HTTP clients read them
+            frame = decompressor.decompressobj()
+            while not frame.eof:
+                if position >= len(data):
+                    raise EOFError("the zstd data ends before the end of its frame")
+                # A little input at a time: one step can expand only so far past the cap.
+                piece = data[position : position + _BROTLI_STEP]
+                position += len(piece)
+                out.add(frame.decompress(piece))
+            position -= len(frame.unused_data)
+    except module.ZstdError as exc:
+        raise ValueError(f"not a zstd stream ({exc})") from None
+
+
 def decompress(data: bytes, encoding: str, *, limit: int | None = None) -> bytes:
     """``data`` decoded from one content-encoding layer (``gzip``, ``x-gzip``,
-    ``deflate`` as zlib or raw deflate, ``br``), at most ``limit`` bytes (see
+    ``deflate`` as zlib or raw deflate, ``br``, ``zstd``), at most ``limit`` bytes (see
     `max_body_bytes`). Raises `BodyTooLarge` past the cap and ``ValueError`` for an
     unknown encoding or damaged data."""
     out = _Output(encoding, max_body_bytes(limit))
@@ -154,6 +173,8 @@ def decompress(data: bytes, encoding: str, *, limit: int | None = None) -> bytes
                 _inflate(data, -zlib.MAX_WBITS, out, members=False)
         elif encoding == "br":
             _unbrotli(data, out)
+        elif encoding == "zstd":
+            _unzstd(data, out)
         else:
             raise ValueError(f"unknown content-encoding {encoding!r}")
     except (zlib.error, EOFError) as exc:

@@ -314,7 +314,7 @@ def find_secrets(
     event or the body starts. A secret with zero-width or other invisible characters
     between its characters, and a password in a URL's userinfo, count too
     (`harness_conformance.cassettes._hidden_secrets`). A base64 body (``binary:``, or
-    vcrpy's ``!!binary``) is decoded, through its gzip, deflate or brotli layers, and
+    vcrpy's ``!!binary``) is decoded, through its gzip, deflate, brotli or zstd layers, and
     what it holds is reported where the body starts
     (`harness_conformance.cassettes._binary_bodies`). A token that lies inside one
     already reported (the key of a ``Bearer sk-...`` header) is not reported again.
