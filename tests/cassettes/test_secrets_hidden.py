@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _bounded import run_bounded
 from vcr.request import Request  # type: ignore[import-untyped]
 
 from harness_conformance.cassettes import Scrubber, find_secrets, refuse_secrets, serialize
@@ -150,3 +151,25 @@ def test_replay_refuses_them(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     assert "CASSETTE_SECRET" in out
     assert KEY not in out
     assert PASSWORD not in out
+
+
+SHAPES = {
+    "letters and dots": "'a.' * 400_000",
+    "a broken escape before a long run": "'%zz' + 'a' * 800_000",
+    "many schemes": "'h://a:b' * 100_000",
+    "one scheme and many colons": "'h://' + 'a:' * 400_000",
+    "invisible characters between letters": "'\\u200ba' * 200_000",
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_the_hidden_secret_search_is_linear(shape: str) -> None:
+    """Letters and dots, and a broken escape before a long run, took time quadratic in
+    their length (minutes at this size) while the userinfo and percent-escape searches
+    scanned back over every run; the other shapes hold the remaining searches to it."""
+    out = run_bounded(
+        "from harness_conformance.cassettes import find_secrets\n"
+        f"print(len(find_secrets('x: ' + {SHAPES[shape]} + '\\n')))\n",
+        seconds=60,
+    )
+    assert out.split() == ["0"]

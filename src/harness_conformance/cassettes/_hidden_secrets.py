@@ -31,7 +31,10 @@ INVISIBLE = re.compile(rf"[{_CHARACTERS}]|\\{{1,2}}u(?:{_CODES})", re.IGNORECASE
 """An invisible character, or its ``\\uXXXX`` escape (one or two backslashes: JSON text
 inside a double-quoted YAML string doubles it)."""
 
-_USERINFO = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://([^\s/?#@:'\"<>]*):([^\s/?#@'\"<>]+)@")
+_USERINFO = re.compile(r"([^\s/?#@:'\"<>]*):([^\s/?#@'\"<>]+)@")
+"""``user:password@`` right after a ``scheme://``; matched only there, so finding every
+one is linear in the text (a search for the scheme too would go back over each run of
+letters and dots)."""
 _PLACEHOLDER = re.compile(r"(?i)<redacted>|redacted|\*+|x+|%3credacted%3e|\$\{?\w+\}?")
 
 
@@ -71,20 +74,36 @@ def _invisible_hits(text: str, redactor: Redactor) -> Iterator[tuple[int, str, i
             yield first, f"{kind} with invisible characters inside", after - first
 
 
+def _userinfos(text: str) -> Iterator[re.Match[str]]:
+    """The ``user:password@`` part of each ``scheme://`` in ``text``."""
+    start = text.find("://")
+    while start != -1:
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "+.-"):
+            match = _USERINFO.match(text, start + 3)
+            if match is not None:
+                yield match
+        start = text.find("://", start + 3)
+
+
 def _userinfo_hits(text: str) -> Iterator[tuple[int, str, int]]:
-    for match in _USERINFO.finditer(text):
+    for match in _userinfos(text):
         password = match[2]
         if _PLACEHOLDER.fullmatch(password) is None:
             yield match.start(2), "a password in a URL (scheme://user:password@host)", len(password)
 
 
-_PERCENT_RUN = re.compile(r"[^\s\"'<>]*%[0-9A-Fa-f]{2}[^\s\"'<>]*")
+_RUN = re.compile(r"[^\s\"'<>]+")
+"""A run of characters a URL or a form body can hold; each is matched once, so finding
+them is linear in the text."""
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def _percent_hits(text: str) -> Iterator[tuple[int, str, int]]:
     if "%" not in text:
         return
-    for run in _PERCENT_RUN.finditer(text):
+    for run in _RUN.finditer(text):
+        if _ESCAPE.search(run[0]) is None:
+            continue
         decoded = urllib.parse.unquote(run[0])
         for pattern in KEYED:
             for match in pattern.regex.finditer(decoded):
@@ -101,11 +120,7 @@ def hidden_hits(text: str, redactor: Redactor) -> list[tuple[int, str, int]]:
 
 def scrub_userinfo(uri: str, placeholder: str) -> str:
     """``uri`` with the password of its userinfo, if any, replaced by ``placeholder``."""
-    return _USERINFO.sub(
-        lambda m: (
-            m[0].replace(f":{m[2]}@", f":{placeholder}@", 1)
-            if _PLACEHOLDER.fullmatch(m[2]) is None
-            else m[0]
-        ),
-        uri,
-    )
+    for match in reversed(list(_userinfos(uri))):
+        if _PLACEHOLDER.fullmatch(match[2]) is None:
+            uri = uri[: match.start(2)] + placeholder + uri[match.end(2) :]
+    return uri
