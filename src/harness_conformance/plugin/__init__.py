@@ -171,6 +171,18 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     return result
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Name the cassette error in the crash line of a failure an SDK wrapped around it."""
+    report = yield
+    from ._crash import name_the_cassette_error
+
+    name_the_cassette_error(report, call)
+    return report
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """List the cassettes that ``new_episodes`` left to fail their next replay (from
     the reports, so that pytest-xdist workers' notes are listed too)."""
