@@ -5,6 +5,8 @@ prompt under the anthropic SDK reads ``CASSETTE_MISMATCH``, not ``Connection err
 
 from __future__ import annotations
 
+from xml.etree import ElementTree
+
 import pytest
 from _plugin_project import RECORD, SENTINEL
 
@@ -92,8 +94,21 @@ def test_unrelated():
 
 def test_the_crash_line_names_any_carried_cassette_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_wrapping=WRAPPING_TESTS)
-    result = pytester.runpytest("-rf", "-vv", "-p", "no:cacheprovider")  # summary not cut
+    result = pytester.runpytest(
+        "-rf",
+        "-vv",
+        "-p",
+        "no:cacheprovider",
+        "--junitxml=report.xml",  # -vv: summary not cut
+    )
     result.assert_outcomes(failed=4)
+    failures = {
+        case.get("name"): case.find("failure").get("message")  # type: ignore[union-attr]
+        for case in ElementTree.parse(pytester.path / "report.xml").iter("testcase")
+    }
+    assert str(failures["test_wrapped_as_cause"]).startswith(
+        "harness_conformance.CassetteError NETWORK_BLOCKED: network blocked: connecting to"
+    )
     result.stdout.fnmatch_lines_random(
         [
             "FAILED test_wrapping.py::test_wrapped_as_cause - harness_conformance.CassetteError"
