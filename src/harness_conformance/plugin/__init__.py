@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..redaction._secret import SECRET_ENV_VARS
+
 if TYPE_CHECKING:
     from ._cassette import HcCassette
 
@@ -64,6 +66,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "in cassette replays",
     )
     parser.addini("hc_block_network", "as --hc-block-network", type="bool", default=False)
+    group.addoption(
+        "--hc-fail-on-invalid-args",
+        dest="hc_fail_on_invalid_args",
+        action="store_true",
+        default=None,
+        help="also fail a replayed hc_cassette test that drives its own loop when a recorded "
+        "tool call breaks its recorded schema or could not be checked",
+    )
+    parser.addini(
+        "hc_fail_on_invalid_args", "as --hc-fail-on-invalid-args", type="bool", default=False
+    )
     parser.addini(
         "hc_volatile",
         "request-body paths left out of cassette matching, one a line (e.g. temperature, "
@@ -74,8 +87,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "hc_secret_env",
         "environment variables whose values recording replaces in cassettes, one a line "
-        "(DEEPSEEK_API_KEY and OPENAI_API_KEY always are); hc_cassette(secret_env=[...]) "
-        "adds more",
+        f"({', '.join(SECRET_ENV_VARS[:-1])} and {SECRET_ENV_VARS[-1]} always are); "
+        "hc_cassette(secret_env=[...]) adds more",
         type="linelist",
         default=[],
     )
