@@ -1,9 +1,10 @@
-"""A marker-only cassette test (its own loop, here the plain openai SDK) is checked after
-its body passes in replay, as ``harness-conformance replay`` checks the cassette: a
-recorded tool call that breaks its recorded schema is listed in the report and, under
-``--hc-fail-on-invalid-args`` or its ini key, fails the test with ``INVALID_ARGS``;
-invariant violations fail it with ``INVARIANT``; ``hc_invariants("off", reason=...)`` and
-tests that use ``hc_model`` are left to their own checks."""
+"""Checked replay of a marker-only cassette test (its own loop, here the plain openai SDK):
+with ``hc_checked_replay`` or ``hc_cassette(checked=True)``, after the body passes in
+replay the cassette is checked as ``harness-conformance replay`` checks it: a recorded
+tool call that breaks its recorded schema is listed in the report and, when asked
+(``--hc-fail-on-invalid-args``, its ini key, or the marker's ``fail_on_invalid_args``),
+fails the test with ``INVALID_ARGS``; invariant violations fail it with ``INVARIANT``.
+Off by default, off under ``hc_cassette(checked=False)`` and ``hc_invariants("off")``."""
 
 from __future__ import annotations
 
@@ -59,12 +60,20 @@ def test_own_loop(request):
 
 MARKS = {
     "plain": "@pytest.mark.hc_cassette",
+    "checked": "@pytest.mark.hc_cassette(checked=True)",
+    "not checked": "@pytest.mark.hc_cassette(checked=False)",
+    "strict": "@pytest.mark.hc_cassette(checked=True, fail_on_invalid_args=True)",
     "off": '@pytest.mark.hc_cassette\n@pytest.mark.hc_invariants("off", reason="a demo")',
+    "bad": '@pytest.mark.hc_cassette(checked="yes")',
 }
 
 
 def _recorded(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, arguments: str, mark: str
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    arguments: str,
+    mark: str,
+    ini: str = "hc_checked_replay = true\n",
 ) -> None:
     pytester.makepyfile(test_own=OWN_LOOP.replace("MARK", MARKS[mark]))
     script: list[Any] = [
@@ -72,7 +81,7 @@ def _recorded(
         TextResponse("Sunny."),
     ]
     with LoopbackModelServer(script) as server:
-        pytester.makeini(f"[pytest]\nhc_base_url = {server.base_url}\n")
+        pytester.makeini(f"[pytest]\nhc_base_url = {server.base_url}\n{ini}")
         monkeypatch.setenv("OPENAI_API_KEY", SENTINEL)
         pytester.runpytest(RECORD).assert_outcomes(passed=1)
         monkeypatch.delenv("OPENAI_API_KEY")
@@ -178,3 +187,37 @@ def test_an_invariant_violation_fails_the_test(
             "invariant(s): turn-pairing at seq 3: a turn ends twice",
         ]
     )
+
+
+@pytest.mark.parametrize(
+    ("mark", "ini", "listed"),
+    [
+        ("plain", "", False),
+        ("checked", "", True),
+        ("not checked", "hc_checked_replay = true\n", False),
+    ],
+    ids=["off by default", "the marker turns it on", "the marker turns it off"],
+)
+def test_the_marker_wins_over_the_ini(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, mark: str, ini: str, listed: bool
+) -> None:
+    _recorded(pytester, monkeypatch, BROKEN, mark, ini)
+    result = _run(pytester)
+    result.assert_outcomes(passed=1)
+    assert ("harness-conformance tool calls" in result.stdout.str()) is listed
+
+
+def test_the_marker_can_ask_to_fail_on_invalid_args(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _recorded(pytester, monkeypatch, BROKEN, "strict", "")
+    _run(pytester).assert_outcomes(failed=1)
+
+
+def test_a_flag_that_is_not_a_bool_is_a_usage_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _recorded(pytester, monkeypatch, '{"city": "Paris"}', "bad")
+    result = _run(pytester)
+    result.stdout.fnmatch_lines(["*hc_cassette(checked=...) takes True or False, not 'yes'*"])
+    assert result.ret != 0

@@ -71,11 +71,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="hc_fail_on_invalid_args",
         action="store_true",
         default=None,
-        help="also fail a replayed hc_cassette test that drives its own loop when a recorded "
-        "tool call breaks its recorded schema or could not be checked",
+        help="under checked replay, also fail a test whose recorded tool call breaks its "
+        "recorded schema or could not be checked",
     )
     parser.addini(
         "hc_fail_on_invalid_args", "as --hc-fail-on-invalid-args", type="bool", default=False
+    )
+    parser.addini(
+        "hc_checked_replay",
+        "replay the cassette of an hc_cassette test that drives its own loop through the "
+        "agent loop after its body passes, with the invariants on and tool arguments "
+        "validated; hc_cassette(checked=...) wins (default false)",
+        type="bool",
+        default=False,
     )
     parser.addini(
         "hc_volatile",
@@ -111,9 +119,10 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     for line in (
-        "hc_cassette(name=None, record_mode=None, volatile=(), secret_env=()): record or "
-        "replay this test's HTTP traffic through a cassette; its name, record mode, body "
-        "paths left out of matching and environment variables holding secrets",
+        "hc_cassette(name=None, record_mode=None, volatile=(), secret_env=(), checked=None, "
+        "fail_on_invalid_args=None): record or replay this test's HTTP traffic through a "
+        "cassette; its name, record mode, body paths left out of matching, environment "
+        "variables holding secrets, and checked replay",
         "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
         "hc_chaos(examples=None, faults=True, chunkings=True): run this cassette test once "

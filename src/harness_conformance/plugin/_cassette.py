@@ -212,10 +212,10 @@ def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
 def end_call(item: pytest.Item, outcome: BaseException | None) -> BaseException | None:
     """What the call phase of a test with an open cassette ends with: ``outcome`` (what
     the body raised), or the cassette error it did not carry, with ``outcome`` as its
-    context. A cassette error so fails the test itself, whatever the body asserted. A
-    replay that passed and drove its own loop is then checked as ``replay`` checks the
-    cassette (`harness_conformance.plugin._marker_check`)."""
-    from ._marker_check import check_marker_replay, marker_only
+    context. A cassette error so fails the test itself, whatever the body asserted. Under
+    checked replay, a replay that passed and drove its own loop is then checked as
+    ``replay`` checks the cassette (`harness_conformance.plugin._marker_check`)."""
+    from ._marker_check import check_marker_replay, checked_replay, marker_only
 
     cassette = item.stash.get(ACTIVE, None)
     final = outcome
@@ -227,7 +227,7 @@ def end_call(item: pytest.Item, outcome: BaseException | None) -> BaseException 
             final = error
         elif outcome is None and not cassette.replaying:
             final = _refused_save(cassette)
-        elif outcome is None and marker_only(item):
+        elif outcome is None and marker_only(item) and checked_replay(item):
             final = check_marker_replay(item, str(cassette.path))
     if final is not None:
         item.stash[CALL_FAILURE] = final

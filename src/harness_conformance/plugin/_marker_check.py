@@ -1,16 +1,18 @@
-"""The checks a marker-only cassette test gets after its body passed.
+"""Checked replay: what a marker-only cassette test gets after its body passed.
 
 A test marked ``hc_cassette`` that drives its own loop (the openai SDK, an agent
 framework) bypasses `replay_session`, so the plugin sees neither its events nor its tool
-calls. After such a test's body passes in replay, the cassette goes through
-`harness_conformance.cassettes.replay_foreign`, as the ``replay`` command reads it, under
-the test's invariant profile:
+calls. With checked replay on (``hc_cassette(checked=True)``, else the
+``hc_checked_replay`` ini key; off by default), after such a test's body passes in
+replay the cassette goes through `harness_conformance.cassettes.replay_foreign`, as the
+``replay`` command reads it, under the test's invariant profile:
 
 - an invariant violation of a rebuilt session fails the test with `InvariantError`;
 - a recorded tool call whose arguments break their recorded schema, and one whose
   schema does not import, are the model's mistakes: they are listed in the test's report
   (section ``harness-conformance tool calls``) and fail the test with `ToolArgsError`
-  under ``--hc-fail-on-invalid-args`` (ini ``hc_fail_on_invalid_args``);
+  when asked (``hc_cassette(fail_on_invalid_args=True)``, else
+  ``--hc-fail-on-invalid-args``, else the ``hc_fail_on_invalid_args`` ini key);
 - a cassette with no model traffic (no request at all) has nothing to check, and one
   in a wire format the checker does not read is noted in the report; either way the
   test stands as its body left it.
@@ -24,9 +26,15 @@ from __future__ import annotations
 import pytest
 
 from ..errors import CassetteError, HarnessError, InvariantError, ToolArgsError
-from ._settings import invariant_profile
+from ._settings import cassette_marker, invariant_profile
 
-__all__ = ["SECTION", "check_marker_replay", "fail_on_invalid_args", "marker_only"]
+__all__ = [
+    "SECTION",
+    "check_marker_replay",
+    "checked_replay",
+    "fail_on_invalid_args",
+    "marker_only",
+]
 
 SECTION = "harness-conformance tool calls"
 """The report section that lists the tool calls the check found wrong or unchecked."""
@@ -41,11 +49,34 @@ def marker_only(item: pytest.Item) -> bool:
     return not _LIVE_FIXTURES & set(getattr(item, "fixturenames", ()))
 
 
-def fail_on_invalid_args(config: pytest.Config) -> bool:
-    """``--hc-fail-on-invalid-args``, else the ``hc_fail_on_invalid_args`` ini key."""
-    if config.getoption("hc_fail_on_invalid_args", default=None):
+def _marker_flag(item: pytest.Item, keyword: str) -> bool | None:
+    """``hc_cassette(<keyword>=...)``, a bool, or None when the marker does not say."""
+    marker = cassette_marker(item)
+    if marker is None or keyword not in marker.kwargs:
+        return None
+    value = marker.kwargs[keyword]
+    if not isinstance(value, bool):
+        raise pytest.UsageError(
+            f"{item.nodeid}: hc_cassette({keyword}=...) takes True or False, not {value!r}"
+        )
+    return value
+
+
+def checked_replay(item: pytest.Item) -> bool:
+    """``hc_cassette(checked=...)``, else the ``hc_checked_replay`` ini key."""
+    given = _marker_flag(item, "checked")
+    return bool(item.config.getini("hc_checked_replay")) if given is None else given
+
+
+def fail_on_invalid_args(item: pytest.Item) -> bool:
+    """``hc_cassette(fail_on_invalid_args=...)``, else ``--hc-fail-on-invalid-args``,
+    else the ``hc_fail_on_invalid_args`` ini key."""
+    given = _marker_flag(item, "fail_on_invalid_args")
+    if given is not None:
+        return given
+    if item.config.getoption("hc_fail_on_invalid_args", default=None):
         return True
-    return bool(config.getini("hc_fail_on_invalid_args"))
+    return bool(item.config.getini("hc_fail_on_invalid_args"))
 
 
 def _listed(lines: list[str]) -> str:
@@ -91,7 +122,7 @@ def check_marker_replay(item: pytest.Item, path: str) -> HarnessError | None:
     if not wrong and not unchecked:
         return None
     item.add_report_section("call", SECTION, "\n".join([*wrong, *unchecked]))
-    if not fail_on_invalid_args(item.config):
+    if not fail_on_invalid_args(item):
         return None
     first_tool = (replay.invalid_tool_calls or replay.unchecked_tool_calls)[0].tool
     return ToolArgsError(
