@@ -9,7 +9,7 @@ from ._openai_compat import (
     OpenAICompatibleModel,
     credential_env_vars,
 )
-from ._providers import PROVIDERS, Provider, model_for
+from ._providers import PROVIDERS, SDK_ROOTS, Provider, model_for, sdk_base_url
 from ._responses import OpenAIResponsesModel
 from .scripted import (
     Fail,
@@ -26,6 +26,7 @@ __all__ = [
     "DEEPSEEK_BASE_URL",
     "DEFAULT_TIMEOUT",
     "PROVIDERS",
+    "SDK_ROOTS",
     "AnthropicModel",
     "Fail",
     "GeminiModel",
@@ -42,6 +43,7 @@ __all__ = [
     "max_tokens_reply",
     "model_for",
     "provider_of",
+    "sdk_base_url",
     "text_reply",
     "tool_calls_reply",
 ]

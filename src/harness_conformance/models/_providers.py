@@ -11,6 +11,7 @@ and the pytest plugin's ``--hc-provider`` both go through it.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -18,7 +19,7 @@ from typing import Any
 
 from ._base import Model
 
-__all__ = ["PROVIDERS", "Provider", "model_for"]
+__all__ = ["PROVIDERS", "SDK_ROOTS", "Provider", "model_for", "sdk_base_url"]
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,24 @@ def model_for(
         **options,
     )
     return made
+
+
+SDK_ROOTS = frozenset({"anthropic-messages", "gemini"})
+"""The wire formats whose SDK adds the API version to its base URL itself (the anthropic
+SDK ``/v1/messages``, google-genai ``/v1beta/models/...``): their base URL is the root."""
+
+_VERSION_SEGMENT = re.compile(r"/v\d+(?:(?:alpha|beta)\d*)?/?$")
+
+
+def sdk_base_url(wire: str, base_url: str | None = None) -> str:
+    """The ``base_url`` to give the SDK of ``wire`` for ``base_url`` (an API base URL as
+    ``hc_base_url`` and `LoopbackModelServer.base_url` write it, ``.../v1``), else for the
+    provider's default: the same URL for the OpenAI SDK (chat completions and
+    Responses), the URL without its version segment for the SDKs in `SDK_ROOTS`.
+    `ValueError` names the formats for an unknown one."""
+    provider = PROVIDERS.get(wire)
+    if provider is None:
+        known = ", ".join(PROVIDERS)
+        raise ValueError(f"no provider speaks the wire format {wire!r}; choose one of: {known}")
+    url = base_url or provider.base_url
+    return _VERSION_SEGMENT.sub("", url) if wire in SDK_ROOTS else url

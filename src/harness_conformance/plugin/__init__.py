@@ -246,6 +246,22 @@ def invariants(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
+def hc_base_url(pytestconfig: pytest.Config) -> Callable[..., str]:
+    """``hc_base_url(wire="openai-chat")``: the base URL to give the SDK of ``wire``
+    (``--hc-base-url``, else the ``hc_base_url`` ini key, else the provider's default),
+    with each SDK's own root (`harness_conformance.models.sdk_base_url`)."""
+    from ..models import sdk_base_url
+    from ._settings import option
+
+    configured = option(pytestconfig, "hc_base_url")
+
+    def base_url(wire: str = "openai-chat") -> str:
+        return sdk_base_url(wire, configured)
+
+    return base_url
+
+
+@pytest.fixture
 def hc_cassette(request: pytest.FixtureRequest) -> Iterator[HcCassette]:
     """This test's cassette, active for the whole test (recording or replaying)."""
     from ._cassette import open_cassette

@@ -1,8 +1,11 @@
-"""`LoopbackModelServer`: a scripted OpenAI-compatible HTTP server on 127.0.0.1.
+"""`LoopbackModelServer`: a scripted model server on 127.0.0.1.
 
 The server runs `http.server.ThreadingHTTPServer` in a background thread on a loopback
-port (any free one unless ``port`` names one) and answers ``POST /v1/chat/completions``
-and ``POST /chat/completions`` with the next script entry. Responses use HTTP/1.1:
+port (any free one unless ``port`` names one) and answers each request with the next
+script entry, or with one ``respond`` callable for every request, in the wire format
+its path names: chat completions (``/v1/chat/completions``, ``/chat/completions``),
+Anthropic Messages (``/v1/messages``), OpenAI Responses (``/v1/responses``) and Gemini
+(``/v1beta/models/<model>:generateContent`` and ``:streamGenerateContent``). Responses use HTTP/1.1:
 JSON bodies carry a ``content-length``, event streams use chunked transfer encoding and
 are flushed event by event, so a client sees them arrive in pieces.
 
@@ -22,7 +25,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -151,12 +154,18 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class LoopbackModelServer:
-    """A real chat-completions server on 127.0.0.1 that plays ``script``.
+    """A real model server on 127.0.0.1 that plays ``script``, speaking chat completions,
+    Anthropic Messages, OpenAI Responses and Gemini by request path.
 
     Use it as a context manager (``with`` or ``async with``); `base_url` is what an
     OpenAI client needs. Every request is recorded in `requests`; `assert_consumed`
     fails when entries were left unplayed or when requests arrived that the script
     could not answer (those got an HTTP 500 naming the problem).
+
+    ``respond`` answers every request instead of a script: a callable that takes the
+    `RecordedRequest` and returns a response (what a framework makes of many requests,
+    or a fake provider); what it raises or a non-response it returns gets an HTTP 500
+    and a problem for `assert_consumed`.
 
     ``port`` is the loopback port to bind: ``0`` (the default) takes any free one; a fixed
     port gives a stable ``base_url`` to record against. The server listens on 127.0.0.1
@@ -165,9 +174,23 @@ class LoopbackModelServer:
 
     __test__ = False
 
-    def __init__(self, script: Sequence[ScriptEntry] = (), *, port: int = 0) -> None:
+    def __init__(
+        self,
+        script: Sequence[ScriptEntry] = (),
+        *,
+        port: int = 0,
+        respond: Callable[[RecordedRequest], Response] | None = None,
+    ) -> None:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
             raise ValueError(f"port must be an integer from 0 to 65535, got {port!r}")
+        if respond is not None and (script or not callable(respond)):
+            raise ValueError(
+                "give a script or respond=, not both; respond= must be a callable taking "
+                "the RecordedRequest"
+            )
+        self.respond = respond
+        """The callable that answers every request, in place of a script; None when the
+        server plays `script`."""
         self.script: list[ScriptEntry] = list(script)
         self.requested_port = port
         """The port asked for; ``0`` means any free port (see `port` for the bound one)."""
@@ -266,6 +289,15 @@ class LoopbackModelServer:
         """``http://127.0.0.1:<port>/v1``, the ``base_url`` for an OpenAI client."""
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def base_url_for(self, wire: str = "openai-chat") -> str:
+        """The ``base_url`` to give the SDK of ``wire``: `base_url` for the OpenAI SDK
+        (chat completions, Responses), the bare address for the anthropic SDK and
+        google-genai, which add their own version path
+        (`harness_conformance.models.sdk_base_url`)."""
+        from ..models import sdk_base_url
+
+        return sdk_base_url(wire, self.base_url)
+
     @property
     def origin(self) -> str:
         """``http://127.0.0.1:<port>``, where the requests went; known from `start` on,
@@ -284,7 +316,7 @@ class LoopbackModelServer:
 
     @property
     def remaining(self) -> int:
-        """Script entries not yet played."""
+        """Script entries not yet played (none under ``respond=``)."""
         return max(0, len(self.script) - len(self.requests))
 
     def assert_consumed(self) -> None:
@@ -356,6 +388,9 @@ class LoopbackModelServer:
         if writer_for(request.path) is None:
             self._problem(handler, f"request {number} went to unknown path {request.path!r}")
             return
+        if self.respond is not None:
+            self._call(handler, request, number, self.respond)
+            return
         if number > len(self.script):
             self._problem(
                 handler,
@@ -364,12 +399,33 @@ class LoopbackModelServer:
             )
             return
         entry = self.script[number - 1]
+        if isinstance(entry, _RESPONSE_TYPES):
+            self._send(handler, request, entry, number)
+        else:
+            self._call(handler, request, number, entry)
+
+    def _call(
+        self,
+        handler: _Handler,
+        request: RecordedRequest,
+        number: int,
+        answer: Callable[[RecordedRequest], Response],
+    ) -> None:
+        what = "respond" if self.respond is not None else f"script entry {number}"
+        try:
+            entry: object = answer(request)
+        except Exception as exc:
+            self._problem(handler, f"{what} raised {exc!r} for request {number}")
+            return
         if not isinstance(entry, _RESPONSE_TYPES):
-            try:
-                entry = entry(request)
-            except Exception as exc:
-                self._problem(handler, f"script entry {number} raised {exc!r}")
-                return
+            kind = type(entry).__name__
+            self._problem(handler, f"{what} returned {kind} for request {number}, not a response")
+            return
+        self._send(handler, request, entry, number)
+
+    def _send(
+        self, handler: _Handler, request: RecordedRequest, entry: Response, number: int
+    ) -> None:
         try:
             self._answer(handler, request, entry, number)
         except (BrokenPipeError, ConnectionError, TimeoutError, OSError):
