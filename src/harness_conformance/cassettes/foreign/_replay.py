@@ -419,8 +419,9 @@ async def areplay_sessions(
 
 
 def replay_foreign(cassette_path: str | Path, *, profile: str = "strict") -> ForeignReplay:
-    """Replay a third-party chat-completions cassette through the loop (see the module
-    docstring); ``profile`` is the invariants profile, ``strict`` or ``seed``.
+    """Replay a recorded cassette (ours or a third party's, in any wire format
+    `harness_conformance.wire` reads) through the loop (see the module docstring);
+    ``profile`` is the invariants profile, ``strict`` or ``seed``.
 
     Raises `CassetteError` (``CASSETTE_MISSING``, ``CASSETTE_CORRUPT``) when the file
     cannot be read.
