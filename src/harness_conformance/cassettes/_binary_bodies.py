@@ -21,19 +21,12 @@ from typing import Any
 
 import yaml
 
-from ._decompress import BodyTooLarge, content_encodings, decode_layers
+from ._decompress import content_encodings, decode_layers
+from ._stream_bodies import child_node
 
 __all__ = ["binary_bodies", "sniff_encodings"]
 
 _BINARY_TAG = "tag:yaml.org,2002:binary"
-
-
-def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
-    if isinstance(node, yaml.MappingNode):
-        for name, value in node.value:
-            if isinstance(name, yaml.ScalarNode) and name.value == key:
-                return value  # type: ignore[no-any-return]
-    return None
 
 
 def sniff_encodings(data: bytes) -> list[str]:
@@ -82,7 +75,7 @@ def _decoded(data: bytes, encodings: list[str]) -> tuple[str, str] | None:
     if layers:
         try:
             data = decode_layers(data, layers)
-        except (BodyTooLarge, ValueError):
+        except ValueError:  # damaged, or past the body size limit (BodyTooLarge)
             return None
     how = f"a {'+'.join(layers)}-compressed body" if layers else "a base64 body"
     return data.decode("utf-8", "replace"), how
@@ -92,18 +85,18 @@ def binary_bodies(root: yaml.Node | None) -> Iterator[tuple[str, str, str, tuple
     """``(field, text, how, place)`` of every base64 body in a cassette's node tree:
     its dotted field, its decoded text, what it was (``a gzip-compressed body``) and
     the 0-based line and column where it starts."""
-    interactions = _child(root, "interactions")
+    interactions = child_node(root, "interactions")
     if not isinstance(interactions, yaml.SequenceNode):
         return
     seen: set[int] = set()  # a node repeated through an alias is decoded once
     for number, interaction in enumerate(interactions.value):
         for side in ("request", "response"):
-            part = _child(interaction, side)
-            body = _child(part, "body")
+            part = child_node(interaction, side)
+            body = child_node(part, "body")
             field = f"interactions[{number}].{side}.body"
             candidates = [
-                (f"{field}.binary", _child(body, "binary"), False),
-                (f"{field}.string", _child(body, "string"), True),
+                (f"{field}.binary", child_node(body, "binary"), False),
+                (f"{field}.string", child_node(body, "string"), True),
                 (field, body, True),
             ]
             for where, node, tagged in candidates:
@@ -113,7 +106,7 @@ def binary_bodies(root: yaml.Node | None) -> Iterator[tuple[str, str, str, tuple
                 if data is None:
                     continue
                 seen.add(id(node))
-                decoded = _decoded(data, content_encodings(_headers(_child(part, "headers"))))
+                decoded = _decoded(data, content_encodings(_headers(child_node(part, "headers"))))
                 if decoded is not None:
                     place = (node.start_mark.line, node.start_mark.column)
                     yield where, decoded[0], decoded[1], place

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..parsing._limits import integer_limit
+from ..parsing._zstd import zstd_error, zstd_pieces
 
 __all__ = [
     "ENCODINGS",
@@ -138,21 +139,10 @@ def _unbrotli(data: bytes, out: _Output) -> None:
 
 
 def _unzstd(data: bytes, out: _Output) -> None:
-    module: Any = importlib.import_module("zstandard")  # a dependency of the package
-    decompressor = module.ZstdDecompressor()
-    position = 0
     try:
-        while position < len(data):  # frame after frame, as HTTP clients read them
-            frame = decompressor.decompressobj()
-            while not frame.eof:
-                if position >= len(data):
-                    raise EOFError("the zstd data ends before the end of its frame")
-                # A little input at a time: one step can expand only so far past the cap.
-                piece = data[position : position + _BROTLI_STEP]
-                position += len(piece)
-                out.add(frame.decompress(piece))
-            position -= len(frame.unused_data)
-    except module.ZstdError as exc:
+        for piece in zstd_pieces(data, _BROTLI_STEP):
+            out.add(piece)
+    except zstd_error() as exc:
         raise ValueError(f"not a zstd stream ({exc})") from None
 
 

@@ -20,7 +20,7 @@ from ..errors import CassetteError
 from ..redaction._secret import Secret
 from ._secrets import describe_findings, find_secrets
 
-__all__ = ["MAX_NAME_BYTES", "bounded_name", "refuse_secret_name", "safe_part", "sanitize"]
+__all__ = ["MAX_NAME_BYTES", "refuse_secret_name", "safe_part", "sanitize"]
 
 MAX_NAME_BYTES = 120
 """The longest file or folder name a cassette path part may have, in UTF-8 bytes, before
@@ -47,25 +47,20 @@ def _without_secrets(part: str, secrets: Iterable[str | Secret]) -> str:
     return part
 
 
-def bounded_name(
-    name: str, secrets: Iterable[str | Secret] = (), *, most: int = MAX_NAME_BYTES
-) -> str:
-    """``name`` with every declared secret in ``secrets`` and key-shaped token replaced
-    with ``redacted`` and, past ``most`` bytes of UTF-8, its beginning kept and a hash of
-    the whole name added (``<beginning>-<12 hex digits>``, at most ``most`` bytes)."""
-    part = _without_secrets(name, secrets)
+def _shortened(part: str) -> str:
     data = part.encode("utf-8", "surrogatepass")
-    if len(data) <= most:
+    if len(data) <= MAX_NAME_BYTES:
         return part
     digest = hashlib.sha256(data).hexdigest()[:_HASH_DIGITS]
-    kept = _KEPT_BYTES if most == MAX_NAME_BYTES else most - _HASH_DIGITS - 1
-    head = data[:kept].decode("utf-8", "ignore").rstrip(" .")
+    head = data[:_KEPT_BYTES].decode("utf-8", "ignore").rstrip(" .")
     return f"{head}-{digest}"
 
 
 def safe_part(name: str, secrets: Iterable[str | Secret] = ()) -> str:
-    """``name`` as one part of a cassette path: `sanitize`d, then `bounded_name`."""
-    return bounded_name(sanitize(name), secrets)
+    """``name`` as one part of a cassette path: `sanitize`d, with every declared secret
+    in ``secrets`` and key-shaped token replaced with ``redacted``, and shortened with a
+    hash past `MAX_NAME_BYTES` bytes."""
+    return _shortened(_without_secrets(sanitize(name), secrets))
 
 
 def refuse_secret_name(name: str, secrets: Iterable[str | Secret] = (), *, what: str) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["MISSING", "Place", "handing", "json_bodies", "stream_bodies", "take"]
+__all__ = ["MISSING", "Place", "child_node", "handing", "json_bodies", "stream_bodies", "take"]
 
 MISSING: Any = object()
 """What `take` gives for a text no scan decoded."""
@@ -51,7 +51,8 @@ def take(text: str) -> Any:
     return MISSING if not handed else handed.pop(text, MISSING)
 
 
-def _child(node: yaml.Node | None, key: str) -> yaml.Node | None:
+def child_node(node: yaml.Node | None, key: str) -> yaml.Node | None:
+    """The value node of ``key`` in a mapping node, or None."""
     if isinstance(node, yaml.MappingNode):
         for name, value in node.value:
             if name.value == key:
@@ -135,14 +136,14 @@ def stream_bodies(
 ) -> Iterator[tuple[str, list[Any], list[Place], list[int]]]:
     """Each streamed response body: its field (with ``{}`` for the event's number when
     events are numbered), its events' data, where each event is, and its number."""
-    interactions = _child(root, "interactions")
+    interactions = child_node(root, "interactions")
     if not isinstance(interactions, yaml.SequenceNode):
         return
     lines: list[str] | None = None
     for number, interaction in enumerate(interactions.value):
-        body = _child(_child(interaction, "response"), "body")
+        body = child_node(child_node(interaction, "response"), "body")
         where = f"interactions[{number}].response.body"
-        events = _child(body, "sse")
+        events = child_node(body, "sse")
         held: list[tuple[int, Any, Place]] = []
         if isinstance(events, yaml.ScalarNode) and isinstance(events.value, str):
             lines = text.splitlines() if lines is None else lines
@@ -166,7 +167,7 @@ def stream_bodies(
                 [index for index, _, _ in held],
             )
             continue
-        string = _child(body, "string")
+        string = child_node(body, "string")
         if string is None:
             continue
         value = _construct(string)
@@ -180,12 +181,12 @@ def stream_bodies(
 def json_bodies(root: yaml.Node | None) -> Iterator[tuple[str, Any, Place]]:
     """Each JSON body kept as a text block (format 2): its field, its decoded value and
     where the block starts."""
-    interactions = _child(root, "interactions")
+    interactions = child_node(root, "interactions")
     if not isinstance(interactions, yaml.SequenceNode):
         return
     for number, interaction in enumerate(interactions.value):
         for side in ("request", "response"):
-            block = _child(_child(_child(interaction, side), "body"), "json")
+            block = child_node(child_node(child_node(interaction, side), "body"), "json")
             if not isinstance(block, yaml.ScalarNode) or not isinstance(block.value, str):
                 continue
             try:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..parsing._limits import integer_limit
+from ..parsing._zstd import zstd_error, zstd_pieces
 
 __all__ = [
     "LOG_SUFFIXES",
@@ -34,8 +35,6 @@ MAX_LOG_BYTES = 256 * 1024 * 1024
 """The most bytes a compressed log may expand to (256 MiB)."""
 MAX_LOG_BYTES_ENV = "HARNESS_CONFORMANCE_MAX_LOG_BYTES"
 """The environment variable that replaces `MAX_LOG_BYTES` for the whole process."""
-
-_STEP = 256
 
 
 class CompressedLogError(ValueError):
@@ -65,38 +64,31 @@ def log_bytes(file: Path) -> tuple[bytes, bool]:
 
 def _expand(file: Path, data: bytes) -> bytes:
     try:
-        import zstandard
+        damaged = zstd_error()
     except ImportError:
         raise CompressedLogError(
             f"{file} is a zstd-compressed session log and reading it needs the zstandard "
             'package: pip install "zstandard>=0.23"'
         ) from None
     limit = max_log_bytes()
-    decompressor = zstandard.ZstdDecompressor()
     parts: list[bytes] = []
-    size = position = 0
+    size = 0
     try:
-        while position < len(data):
-            frame = decompressor.decompressobj()
-            while not frame.eof:
-                if position >= len(data):
-                    raise CompressedLogError(
-                        f"{file} is a zstd-compressed session log cut short in its last "
-                        "frame; copy it again from where the harness wrote it"
-                    )
-                # A little input at a time: one step can expand only so far past the cap.
-                piece = data[position : position + _STEP]
-                position += len(piece)
-                parts.append(frame.decompress(piece))
-                size += len(parts[-1])
-                if size > limit:
-                    raise CompressedLogError(
-                        f"{file} is a zstd-compressed session log that expands to more than "
-                        f"{limit:,} bytes; if the log is trusted, raise the limit with the "
-                        f"{MAX_LOG_BYTES_ENV} environment variable"
-                    )
-            position -= len(frame.unused_data)
-    except zstandard.ZstdError as exc:
+        for piece in zstd_pieces(data):
+            parts.append(piece)
+            size += len(piece)
+            if size > limit:
+                raise CompressedLogError(
+                    f"{file} is a zstd-compressed session log that expands to more than "
+                    f"{limit:,} bytes; if the log is trusted, raise the limit with the "
+                    f"{MAX_LOG_BYTES_ENV} environment variable"
+                )
+    except EOFError:
+        raise CompressedLogError(
+            f"{file} is a zstd-compressed session log cut short in its last "
+            "frame; copy it again from where the harness wrote it"
+        ) from None
+    except damaged as exc:
         raise CompressedLogError(
             f"{file} is a zstd-compressed session log that is damaged ({exc}); copy it "
             "again from where the harness wrote it"

@@ -1,6 +1,7 @@
 """Text from outside (cassettes, session logs, scenario files, schemas), parsed in bounded
 time and memory: JSON without letting its shape crash the caller, YAML under an alias
-budget and a depth limit, and the limits a caller or an environment variable may raise.
+budget and a depth limit, zstd decoded in small steps (`harness_conformance.parsing._zstd`),
+and the limits a caller or an environment variable may raise.
 
 The YAML names load PyYAML, so they load on first use: importing the package, which
 every part that reads JSON does, stays free of it.
