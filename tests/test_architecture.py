@@ -41,6 +41,7 @@ CORE = {
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "parsing": set(),
+    "offline": {"errors"},
     "schema": {"errors"},
     "events": {"errors", "parsing"},
     "redaction": {"events"},
@@ -53,7 +54,7 @@ ALLOWED: dict[str, set[str]] = {
     "replay": {"agent", "errors", "events", "invariants", "models", "schema", "tools"},
     "reenactment": {"agent", "errors", "events", "invariants", "models", "schema", "tools"},
     "strategies": {"errors", "schema", "tools"},
-    "cassettes": CORE | {"_version", "redaction"},
+    "cassettes": CORE | {"_version", "offline", "redaction"},
     "recording": CORE | {"cassettes", "redaction"},
     "chaos": {"cassettes", "errors", "events", "invariants", "models", "wire"},
     "snapshots": {
@@ -69,7 +70,16 @@ ALLOWED: dict[str, set[str]] = {
     "standard": CORE | {"cassettes", "replay", "snapshots", "strategies"},
     "conformance": CORE | {"cassettes", "chaos", "replay"},
     "plugin": CORE
-    | {"cassettes", "chaos", "redaction", "replay", "snapshots", "standard", "strategies"},
+    | {
+        "cassettes",
+        "chaos",
+        "offline",
+        "redaction",
+        "replay",
+        "snapshots",
+        "standard",
+        "strategies",
+    },
     "cli": CORE
     | {
         "_version",

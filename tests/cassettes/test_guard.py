@@ -16,9 +16,9 @@ import pytest
 from openai import AsyncOpenAI
 
 from harness_conformance.agent import Agent
-from harness_conformance.cassettes._guard import NetworkGuard, block_network, unreported
 from harness_conformance.errors import CassetteError
 from harness_conformance.models._openai_compat import OpenAICompatibleModel
+from harness_conformance.offline import NetworkGuard, block_network, unreported
 
 BLOCKED_IP = "192.0.2.1"
 BLOCKED_NAME = "example.invalid"

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from harness_conformance.cassettes._child_guard import (
+from harness_conformance.errors import CassetteError
+from harness_conformance.offline import (
     BOOT_FOLDER,
     CHILD_GUARD_ENV,
     ChildUnguardedWarning,
     child_guard,
 )
-from harness_conformance.errors import CassetteError
 
 CONNECT = "import socket; socket.create_connection(('example.invalid', 80), timeout=1)"
 SWALLOW = f"""
@@ -30,6 +30,12 @@ try:
 except Exception as exc:
     print(type(exc).__name__, getattr(exc, "code", ""))
 """
+
+
+@pytest.fixture(autouse=True)
+def _not_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the option turns the guard on in the runs these tests start."""
+    monkeypatch.delenv("CI", raising=False)
 
 
 def _python(code: str, **options: object) -> subprocess.CompletedProcess[str]:

@@ -1,6 +1,9 @@
 """While a cassette replays, connections and name lookups outside loopback fail with
 ``NETWORK_BLOCKED`` naming the host; loopback stays reachable and the guard ends with
-the test. Runs in a subprocess, so the socket patches never touch this process."""
+the test. A host the cassette holds no request for and no provider serves is not a
+model request: the refusal advises ignoring it; a model API's host advises recording.
+``--hc-allow-network`` keeps the rest of the run open under ``CI``. Runs in a
+subprocess, so the socket patches never touch this process."""
 
 from __future__ import annotations
 
@@ -27,6 +30,10 @@ def test_socket_connect(hc_cassette):
         sock.connect(("example.invalid", 8080))
 
 
+def test_model_host(hc_cassette):
+    socket.create_connection(("api.deepseek.com", 443), timeout=1)
+
+
 def test_http_client(hc_cassette):
     urllib.request.urlopen("http://example.invalid/", timeout=1)
 
@@ -47,13 +54,22 @@ def test_replay_blocks_every_host_but_loopback(
 ) -> None:
     monkeypatch.setenv("CI", "true")
     pytester.makepyfile(test_guard=GUARDED_TESTS)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, failed=4)
-    refused = (
-        " was refused because only 127.0.0.1, ::1, localhost may be reached while a cassette"
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--hc-allow-network")
+    result.assert_outcomes(passed=2, failed=5)
+    only = " was refused because only 127.0.0.1, ::1, localhost may be reached while a cassette"
+    record = (
         " replays; a replay must not reach the network; to record this exchange instead, run"
         " once with --hc-record-mode=once (or rewrite) and the provider's API key in the"
         " environment"
+    )
+    refused = (
+        " replays; this host serves no model request a cassette holds, so recording would"
+        " only store this traffic: list the host under the hc_ignore_hosts ini key (or give"
+        " --hc-ignore-host) to refuse it quietly and never record it, or turn the traffic"
+        " off where it starts"
+    )
+    result.stdout.fnmatch_lines(
+        [f"*CassetteError: network blocked: connecting to api.deepseek.com:443{only}{record}"]
     )
     for action in (
         "connecting to example.invalid:80",
@@ -62,7 +78,7 @@ def test_replay_blocks_every_host_but_loopback(
     ):
         result.stdout.fnmatch_lines(
             [
-                f"*CassetteError: network blocked: {action}{refused}",
+                f"*CassetteError: network blocked: {action}{only}{refused}",
                 "*CassetteError NETWORK_BLOCKED",
             ]
         )

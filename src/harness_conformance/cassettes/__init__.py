@@ -14,6 +14,7 @@ document and a compressed body may decode to at most `MAX_BODY_BYTES` bytes (eac
 raised with an environment variable; see the guide).
 """
 
+from ..offline import LOOPBACK_HOSTS, NetworkGuard, block_network
 from ..parsing._yaml import ALIAS_BUDGET
 from . import _format as serializer
 from ._decompress import MAX_BODY_BYTES
@@ -28,7 +29,6 @@ from ._format import (
     load_document,
     serialize,
 )
-from ._guard import LOOPBACK_HOSTS, NetworkGuard, block_network
 from ._match import (
     DEFAULT_VOLATILE,
     MATCH_ON,

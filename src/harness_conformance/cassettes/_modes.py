@@ -47,12 +47,13 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from vcr.patch import CassettePatcherBuilder  # type: ignore[import-untyped]
 from vcr.persisters.filesystem import CassetteNotFoundError  # type: ignore[import-untyped]
 
 from ..errors import CassetteError
-from ._guard import LOOPBACK_HOSTS, block_network, unreported
+from ..offline import LOOPBACK_HOSTS, block_network, is_ci, unreported
 from ._match import MATCH_ON, MatchingCassette, json_body_matcher, unused_error
 
 __all__ = [
@@ -83,8 +84,6 @@ VCR_RECORD_MODES: Mapping[str, str] = {
 }
 """The vcrpy record mode behind each of ours (``rewrite`` also starts from nothing)."""
 
-_NOT_CI = frozenset({"", "0", "false", "no", "off"})
-
 
 def check_reason(reason: object) -> str | None:
     """An ``allow_unused`` reason stripped, or None; an empty or non-text reason raises
@@ -106,11 +105,6 @@ def check_mode(mode: object) -> str:
     if normalised not in MODES:
         raise ValueError(f"unknown record mode {mode!r}; valid modes are: {', '.join(MODES)}")
     return normalised
-
-
-def is_ci(env: Mapping[str, str] = os.environ) -> bool:
-    """Whether ``CI`` is set to something other than empty, 0, false, no or off."""
-    return env.get("CI", "").strip().lower() not in _NOT_CI
 
 
 def resolve_mode(
@@ -274,6 +268,8 @@ def use_cassette(
     volatile: Iterable[str] = (),
     allow_unused: str | None = None,
     allow_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    quiet_hosts: Iterable[str] = (),
+    model_hosts: Iterable[str] | None = None,
 ) -> Iterator[CassetteUse]:
     """Record or replay HTTP traffic inside the block through the cassette at ``path``.
 
@@ -281,7 +277,11 @@ def use_cassette(
     ``match_on`` names matchers registered on it, or gives matcher functions;
     ``json_body`` is always ours, ignoring `DEFAULT_VOLATILE` and ``volatile``.
     ``allow_unused`` is the reason unplayed interactions are acceptable (an empty
-    reason raises ValueError). ``allow_hosts`` is what a replay may still reach.
+    reason raises ValueError). ``allow_hosts`` is what a replay may still reach;
+    ``quiet_hosts`` are refused without failing the block (hosts that carry no model
+    traffic). ``model_hosts``, when given, are model API hosts besides those the
+    cassette holds requests for: a refusal of any other host then says it is not a
+    model request instead of advising to record it.
     See the module documentation for modes, saving and how errors surface.
     """
     mode = check_mode(mode)
@@ -289,8 +289,9 @@ def use_cassette(
     if isinstance(volatile, str):
         raise TypeError("volatile must be a sequence of paths, not a single string")
     paths = tuple(volatile)
-    hosts = tuple(allow_hosts)
+    hosts, quiet = tuple(allow_hosts), tuple(quiet_hosts)
     cassette, record_on_exception = _load(vcr, path, mode, match_on, paths)
+    models = None if model_hosts is None else {*model_hosts, *_recorded_hosts(cassette)}
     use = CassetteUse(cassette=cassette, mode=mode, replaying=bool(cassette.write_protected))
     outcome: BaseException | None = None
     try:
@@ -298,7 +299,7 @@ def use_cassette(
             for patcher in CassettePatcherBuilder(cassette).build():
                 stack.enter_context(patcher)
             if use.replaying:
-                stack.enter_context(block_network(hosts))
+                stack.enter_context(block_network(hosts, quiet_hosts=quiet, model_hosts=models))
             yield use
     except BaseException as exc:
         outcome = exc
@@ -317,6 +318,11 @@ def use_cassette(
     if final is not outcome:
         final.__context__ = outcome
     raise final
+
+
+def _recorded_hosts(cassette: Any) -> set[str]:
+    """The host of every request the cassette holds."""
+    return {host for request in cassette.requests if (host := urlsplit(request.uri).hostname)}
 
 
 def _finish(use: CassetteUse) -> None:

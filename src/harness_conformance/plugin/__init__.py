@@ -49,33 +49,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for flag, extra, ini, help_text in options:
         group.addoption(flag, dest=ini, default=None, help=help_text, **extra)
         parser.addini(ini, help_text)
+    switches = [
+        ("--hc-strict-cassettes", "hc_strict_cassettes",
+         "also fail tests that load a cassette and leave interactions unplayed"),
+        ("--hc-block-network", "hc_block_network",
+         "close the network outside loopback for the whole run (collection, every test, "
+         "the process's exit), not only in cassette replays; on when CI is set"),
+        ("--hc-allow-network", "hc_allow_network",
+         "keep the network open outside cassette replays, also when CI is set"),
+        ("--hc-fail-on-invalid-args", "hc_fail_on_invalid_args",
+         "under checked replay, also fail a test whose recorded tool call breaks its "
+         "recorded schema or could not be checked"),
+    ]  # fmt: skip
+    for flag, ini, help_text in switches:
+        group.addoption(flag, dest=ini, action="store_true", default=None, help=help_text)
+        parser.addini(ini, f"as {flag}", type="bool", default=False)
     group.addoption(
-        "--hc-strict-cassettes",
-        dest="hc_strict_cassettes",
-        action="store_true",
+        "--hc-ignore-host",
+        dest="hc_ignore_hosts",
+        action="append",
         default=None,
-        help="also fail tests that load a cassette and leave interactions unplayed",
-    )
-    parser.addini("hc_strict_cassettes", "as --hc-strict-cassettes", type="bool", default=False)
-    group.addoption(
-        "--hc-block-network",
-        dest="hc_block_network",
-        action="store_true",
-        default=None,
-        help="block connections and lookups outside loopback in every test, not only "
-        "in cassette replays",
-    )
-    parser.addini("hc_block_network", "as --hc-block-network", type="bool", default=False)
-    group.addoption(
-        "--hc-fail-on-invalid-args",
-        dest="hc_fail_on_invalid_args",
-        action="store_true",
-        default=None,
-        help="under checked replay, also fail a test whose recorded tool call breaks its "
-        "recorded schema or could not be checked",
+        metavar="HOST",
+        help="a host that carries no model traffic (a price map, telemetry): never "
+        "recorded, refused without failing anything when offline; repeatable",
     )
     parser.addini(
-        "hc_fail_on_invalid_args", "as --hc-fail-on-invalid-args", type="bool", default=False
+        "hc_ignore_hosts", "as --hc-ignore-host, one host a line", type="linelist", default=[]
     )
     parser.addini(
         "hc_checked_replay",
@@ -117,6 +116,14 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Close the network before the first conftest file is imported, when offline."""
+    from ._offline import start
+
+    start(early_config)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     for line in (
         "hc_cassette(name=None, record_mode=None, volatile=(), secret_env=(), checked=None, "
@@ -132,7 +139,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", line)
     from ..replay._machine_paths import use_rootdir
     from ._network import register
+    from ._offline import start
     from ._settings import vcr_alias_enabled
+
+    start(config)  # when the plugin was registered too late for the conftest files
 
     if vcr_alias_enabled(config):
         config.addinivalue_line(
@@ -148,6 +158,13 @@ def pytest_configure(config: pytest.Config) -> None:
         from ..strategies._profiles import register_profiles
 
         register_profiles()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from ._offline import stop
+
+    stop(config)
 
 
 def pytest_collection_modifyitems(

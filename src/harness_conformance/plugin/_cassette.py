@@ -20,6 +20,8 @@ import pytest
 from ._settings import (
     cassette_dir,
     cassette_marker,
+    ignored_hosts,
+    model_hosts,
     option,
     secret_values,
     unused_allowed,
@@ -107,7 +109,7 @@ class HcCassette:
         raised (``outcome``): a miss or a blocked connection the body or a client
         swallowed, or, after a body that passed, recorded interactions left unplayed."""
         from ..cassettes import unused_error
-        from ..cassettes._guard import unreported
+        from ..offline import unreported
 
         failures: list[CassetteError] = self.use.cassette.failures
         if outcome is not None:
@@ -175,6 +177,8 @@ def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
     item.config.hook.pytest_hc_configure_vcr(vcr=vcr, item=item)
     # After the hook, so that nothing it sets can turn scrubbing or the format off.
     configure_vcr(vcr, secrets=secret_values(item))
+    quiet = ignored_hosts(item.config)
+    vcr.ignore_hosts = (*getattr(vcr, "ignore_hosts", ()), *quiet)
     volatile = volatile_paths(item)
     strict = bool(
         item.config.getoption("hc_strict_cassettes") or item.config.getini("hc_strict_cassettes")
@@ -183,7 +187,13 @@ def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
         del item.stash[CALL_FAILURE]
     try:
         with use_cassette(
-            vcr, path, mode=mode, volatile=volatile, allow_unused=unused_allowed(item)
+            vcr,
+            path,
+            mode=mode,
+            volatile=volatile,
+            allow_unused=unused_allowed(item),
+            quiet_hosts=quiet,
+            model_hosts=model_hosts(item.config),
         ) as use:
             loaded = len(use.cassette.data)
             cassette = HcCassette(item, path, mode, use, loaded=loaded, strict=strict)
@@ -275,8 +285,8 @@ def _note_new_episodes(cassette: HcCassette) -> None:
 def name_codes(exc: BaseException) -> None:
     """Note ``CassetteError <CODE>`` on every cassette error in ``exc``'s chain (causes,
     contexts), so a test report names the code next to the message."""
-    from ..cassettes._guard import exception_chain
     from ..errors import CassetteError
+    from ..offline import exception_chain
 
     for link in exception_chain(exc):
         if isinstance(link, CassetteError):

@@ -284,7 +284,7 @@ class HcChaos:
         """Serve the cassette for ``example`` while the block runs, the network blocked;
         then fail the example for a request past the recording or, when it was not
         spoiled, for responses left unplayed."""
-        from ..cassettes._guard import block_network, unreported
+        from ..offline import block_network, unreported
 
         self.example = example
         self.waits = []

@@ -34,8 +34,8 @@ def name_the_cassette_error(report: pytest.TestReport, call: pytest.CallInfo[Non
     crash = getattr(report.longrepr, "reprcrash", None)
     if excinfo is None or crash is None:
         return  # a passing phase loads nothing
-    from ..cassettes._guard import exception_chain
     from ..errors import CassetteError
+    from ..offline import exception_chain
 
     if isinstance(excinfo.value, CassetteError):
         return

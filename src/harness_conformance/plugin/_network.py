@@ -1,29 +1,36 @@
-"""``--hc-block-network``: the offline guard around every test, not only cassette tests.
+"""The offline guard around every test phase, not only cassette replays.
 
-With the option (or the ini key ``hc_block_network = true``) each test's setup, call
-and teardown run inside `block_network`: connections, sends and name lookups outside
-loopback fail with ``CassetteError`` ``NETWORK_BLOCKED``, and an attempt the test
-swallowed still fails the phase it happened in. The call of a test that records a
-cassette (its ``hc_cassette`` fixture is not replaying) may reach the network, since
-recording is what it is for; its setup and teardown stay guarded. Python child
-processes a guarded phase starts are guarded too, and their refusals fail the phase
-(`harness_conformance.cassettes._child_guard`).
+Under the offline mode (``CI`` set, ``--hc-block-network`` or the ini key
+``hc_block_network = true``; `offline_enabled`) each test's setup, call and teardown
+run inside `block_network`: connections, sends and name lookups outside loopback fail
+with ``CassetteError`` ``NETWORK_BLOCKED``, and an attempt the test swallowed still
+fails the phase it happened in. A refusal of a model API's host (a provider's default
+or the configured base URL) advises replaying from a cassette; of any other host, it
+advises ignoring the host or turning it off where it starts, never recording it. The
+call of a test that records a cassette (its ``hc_cassette`` fixture is not replaying)
+may reach the network, since recording is what it is for; its setup and teardown stay
+guarded. Python child processes a guarded phase starts are guarded too, and their
+refusals fail the phase (`harness_conformance.offline.child_guard`). Outside test
+phases the run's own guard holds (`harness_conformance.plugin._offline`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
+from contextlib import ExitStack
 
 import pytest
 
 from ._cassette import name_codes
-from ._settings import block_network_enabled
+from ._offline import OFFLINE_KEY
+from ._settings import ignored_hosts, model_hosts
 
 __all__ = ["PLUGIN_NAME", "REASON", "NetworkBlocker", "register"]
 
 REASON = (
-    "while --hc-block-network (or the hc_block_network ini key) is on; a test must not "
-    "reach the network: replay it from a cassette, or run it without the option"
+    "while the network is closed for the run (CI is set, or --hc-block-network or the "
+    "hc_block_network ini key is on); a test must not reach a model API: replay it from "
+    "a cassette, or run without the offline mode (--hc-allow-network)"
 )
 
 PLUGIN_NAME = "harness-conformance-block-network"
@@ -35,37 +42,50 @@ def _records(item: pytest.Item) -> bool:
     return cassette is not None and not cassette.replaying
 
 
-def _guarded(item: pytest.Item, phase: str) -> Generator[None, object, object]:
-    from ..cassettes._child_guard import child_guard
-    from ..cassettes._guard import block_network
-
-    if phase == "call" and _records(item):
-        return (yield)
-    try:
-        with block_network(reason=REASON), child_guard(REASON):
-            return (yield)
-    except Exception as exc:
-        name_codes(exc)  # the report then shows "CassetteError NETWORK_BLOCKED"
-        raise
-
-
 class NetworkBlocker:
     """The hooks that put every test phase inside the offline guard."""
 
+    def __init__(self, config: pytest.Config) -> None:
+        self._config = config
+        self._quiet = ignored_hosts(config)
+        self._models = model_hosts(config)
+
+    def _guarded(self, item: pytest.Item, phase: str) -> Generator[None, object, object]:
+        from ..offline import block_network, child_guard
+
+        run = self._config.stash.get(OFFLINE_KEY, None)
+        if phase == "call" and _records(item):
+            with ExitStack() as stack:
+                if run is not None:
+                    stack.enter_context(run.recording())
+                return (yield)
+        try:
+            with (
+                block_network(
+                    reason=REASON, quiet_hosts=self._quiet, model_hosts=self._models, rank=1
+                ),
+                child_guard(REASON),
+            ):
+                return (yield)
+        except Exception as exc:
+            name_codes(exc)  # the report then shows "CassetteError NETWORK_BLOCKED"
+            raise
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, object, object]:
-        return (yield from _guarded(item, "setup"))
+        return (yield from self._guarded(item, "setup"))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, object, object]:
-        return (yield from _guarded(item, "call"))
+        return (yield from self._guarded(item, "call"))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, object, object]:
-        return (yield from _guarded(item, "teardown"))
+        return (yield from self._guarded(item, "teardown"))
 
 
 def register(config: pytest.Config) -> None:
-    """Register the blocker when ``--hc-block-network`` or ``hc_block_network`` asks."""
-    if block_network_enabled(config) and not config.pluginmanager.has_plugin(PLUGIN_NAME):
-        config.pluginmanager.register(NetworkBlocker(), PLUGIN_NAME)
+    """Register the blocker when the run is offline (`harness_conformance.plugin._offline`
+    has started it)."""
+    if OFFLINE_KEY in config.stash and not config.pluginmanager.has_plugin(PLUGIN_NAME):
+        config.pluginmanager.register(NetworkBlocker(config), PLUGIN_NAME)

@@ -22,11 +22,13 @@ from ._paths import cassette_path, collisions
 __all__ = [
     "CASSETTE_DIR",
     "KEY_ENV",
-    "block_network_enabled",
     "cassette_dir",
     "cassette_marker",
     "check_cassette_paths",
+    "ignored_hosts",
     "invariant_profile",
+    "model_hosts",
+    "offline_enabled",
     "option",
     "secret_values",
     "unused_allowed",
@@ -50,11 +52,54 @@ def option(config: pytest.Config, name: str) -> Any:
     return value
 
 
-def block_network_enabled(config: pytest.Config) -> bool:
-    """``--hc-block-network``, else the ``hc_block_network`` ini key (default false)."""
-    if config.getoption("hc_block_network", default=None):
+def _flag(config: pytest.Config, name: str) -> Any:
+    """A command-line value, also before pytest has parsed the whole command line
+    (while the first conftest files load)."""
+    value = config.getoption(name, default=None)
+    if value is None:
+        value = getattr(config.known_args_namespace, name, None)
+    return value
+
+
+def offline_enabled(config: pytest.Config) -> bool:
+    """Whether the network is closed for the whole run: ``--hc-block-network`` or
+    ``--hc-allow-network``, else the ``hc_block_network`` or ``hc_allow_network`` ini
+    key, else whether ``CI`` is set. Both options at once is a usage error."""
+    from ..offline import is_ci
+
+    block, allow = _flag(config, "hc_block_network"), _flag(config, "hc_allow_network")
+    if block and allow:
+        raise pytest.UsageError(
+            "--hc-block-network and --hc-allow-network contradict each other: give one"
+        )
+    if block or allow:
+        return bool(block)
+    if config.getini("hc_block_network"):
         return True
-    return bool(config.getini("hc_block_network"))
+    if config.getini("hc_allow_network"):
+        return False
+    return is_ci()
+
+
+def ignored_hosts(config: pytest.Config) -> tuple[str, ...]:
+    """``--hc-ignore-host`` values and the ``hc_ignore_hosts`` ini key's lines: hosts
+    that carry no model traffic, never recorded and refused quietly when offline."""
+    given = _flag(config, "hc_ignore_hosts") or []
+    hosts = [*config.getini("hc_ignore_hosts"), *given]
+    return tuple(dict.fromkeys(h.strip() for h in hosts if h.strip()))
+
+
+def model_hosts(config: pytest.Config) -> frozenset[str]:
+    """The hosts of the providers' default base URLs and of the configured one."""
+    from urllib.parse import urlsplit
+
+    from ..models import PROVIDERS
+
+    urls = [provider.base_url for provider in PROVIDERS.values()]
+    configured = option(config, "hc_base_url")
+    if configured:
+        urls.append(str(configured))
+    return frozenset(host for url in urls if (host := urlsplit(url).hostname))
 
 
 def vcr_alias_enabled(config: pytest.Config) -> bool:

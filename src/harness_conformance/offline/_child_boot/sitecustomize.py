@@ -2,7 +2,7 @@
 
 The plugin puts this folder first on the child's ``PYTHONPATH`` while a guarded test
 phase runs. When ``HARNESS_CONFORMANCE_CHILD_GUARD`` is set, the offline guard is put
-in force for the whole process (`harness_conformance.cassettes._child_guard`); a
+in force for the whole process (`harness_conformance.offline.guard_this_process`); a
 Python that cannot import harness_conformance says so in the phase's report folder, so
 the test is warned that the child ran unguarded. Then the ``sitecustomize`` this one
 shadows, if there is one further along ``sys.path``, runs as it would have.
@@ -31,7 +31,7 @@ def _unguarded(problem: BaseException) -> None:
 
 if _SETTINGS:
     try:
-        from harness_conformance.cassettes._child_guard import guard_this_process
+        from harness_conformance.offline import guard_this_process
     except Exception as exc:  # this Python cannot import harness_conformance
         _unguarded(exc)
     else:

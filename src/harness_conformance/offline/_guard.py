@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import CassetteError
+from ._host_hints import NOT_A_MODEL_REQUEST, host_hint
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -42,6 +43,7 @@ __all__ = [
     "NetworkGuard",
     "activate",
     "block_network",
+    "deactivate",
     "exception_chain",
     "unreported",
 ]
@@ -77,26 +79,59 @@ def _host_text(host: object) -> str:
 
 
 class NetworkGuard:
-    """One active `block_network` block: what it allows and what it blocked."""
+    """One active `block_network` block: what it allows and what it blocked.
 
-    __slots__ = ("_addresses", "_names", "_on_block", "blocked", "reason")
+    ``quiet_hosts`` are refused like any host outside ``allow_hosts`` but never kept:
+    hosts that carry no model traffic (a price map, telemetry, a trace export) whose
+    loss the client tolerates. ``model_hosts``, when given, are the hosts a cassette
+    holds requests for: a refusal of any other host says it is not a model request
+    (`NOT_A_MODEL_REQUEST`) instead of the advice of ``reason``, since recording it
+    would store it. A reason reads ``"while <when>; <advice>"``. Of the guards that
+    refuse a host, the one of lowest ``rank`` gives the reason (the first activated
+    among equals): a block of code or a cassette replay (0) before the guard around a
+    test phase (1) before the guard of the whole run (2). `opened` lifts the guard for
+    a block (a recording test's call).
+    """
+
+    __slots__ = (
+        "_addresses",
+        "_model_hosts",
+        "_names",
+        "_on_block",
+        "_open",
+        "_quiet",
+        "blocked",
+        "rank",
+        "reason",
+    )
 
     def __init__(
         self,
         allow_hosts: Iterable[str],
         reason: str = REPLAY_REASON,
         on_block: Callable[[CassetteError], None] | None = None,
+        *,
+        quiet_hosts: Iterable[str] = (),
+        model_hosts: Iterable[str] | None = None,
+        rank: int = 0,
     ) -> None:
-        hosts = list(allow_hosts)
-        if isinstance(allow_hosts, str) or not all(isinstance(h, str) for h in hosts):
-            raise TypeError("allow_hosts must be a sequence of host names or IP addresses")
+        hosts = _host_list(allow_hosts, "allow_hosts")
         self._addresses = {ip for ip in map(_as_ip, hosts) if ip is not None}
         self._names = {h.lower().rstrip(".") for h in hosts if _as_ip(h) is None}
+        self._quiet = {_folded(h) for h in _host_list(quiet_hosts, "quiet_hosts")}
+        self._model_hosts = (
+            None
+            if model_hosts is None
+            else {_folded(h) for h in _host_list(model_hosts, "model_hosts")}
+        )
+        self._open = 0
         self.blocked: list[CassetteError] = []
-        """Every attempt this guard refused, oldest first."""
+        """Every attempt this guard refused, oldest first (quiet hosts aside)."""
         self.reason = reason
         """Why the network is closed, as a refusal says it after the allowed hosts."""
         self._on_block = on_block
+        self.rank = rank
+        """Which reason wins when several guards refuse: the lowest rank's."""
 
     def refused(self, error: CassetteError) -> None:
         """Keep ``error`` in `blocked` and tell the ``on_block`` callback, if any."""
@@ -106,10 +141,46 @@ class NetworkGuard:
 
     def allows(self, host: str) -> bool:
         """Whether ``host`` (a name or an IP address) may be contacted."""
+        if self._open:
+            return True
         address = _as_ip(host)
         if address is not None:
             return address in self._addresses
         return host.lower().rstrip(".") in self._names
+
+    def quiet(self, host: str) -> bool:
+        """Whether a refusal of ``host`` is raised without being kept or reported."""
+        return _folded(host) in self._quiet
+
+    def reason_for(self, host: str) -> str:
+        """What a refusal of ``host`` says after the hosts that may be reached."""
+        if self._model_hosts is not None and _folded(host) not in self._model_hosts:
+            return self.reason.partition(";")[0] + NOT_A_MODEL_REQUEST
+        return self.reason
+
+    @contextmanager
+    def opened(self) -> Iterator[None]:
+        """Let every host through this guard inside the block (other guards still
+        apply); blocks nest and may overlap across threads."""
+        with _lock:
+            self._open += 1
+        try:
+            yield
+        finally:
+            with _lock:
+                self._open -= 1
+
+
+def _host_list(hosts: Iterable[str], name: str) -> list[str]:
+    listed = list(hosts)
+    if isinstance(hosts, str) or not all(isinstance(h, str) for h in listed):
+        raise TypeError(f"{name} must be a sequence of host names or IP addresses")
+    return listed
+
+
+def _folded(host: str) -> str:
+    address = _as_ip(host)
+    return str(address) if address is not None else host.lower().rstrip(".")
 
 
 _lock = threading.Lock()
@@ -119,22 +190,32 @@ _MISSING = object()
 
 
 def _check(host: object, port: object, action: str) -> None:
-    """Raise NETWORK_BLOCKED when an active guard refuses ``host``; record it on all."""
+    """Raise NETWORK_BLOCKED when an active guard refuses ``host``; record it on all,
+    unless an active guard lists the host as quiet."""
     text = _host_text(host)
     with _lock:
         guards = list(_active)
     if all(guard.allows(text) for guard in guards):
         return
     where = text if port in (None, "", 0) else f"{text}:{port}"
-    reason = next(guard.reason for guard in guards if not guard.allows(text))
     error = CassetteError(
         f"network blocked: {action} {where} was refused because only "
-        f"{', '.join(_allowed_summary(guards))} may be reached {reason}",
+        f"{', '.join(_allowed_summary(guards))} may be reached {_reason(guards, text)}",
         code="NETWORK_BLOCKED",
     )
-    for guard in guards:
-        guard.refused(error)
+    if not any(guard.quiet(text) for guard in guards):
+        for guard in guards:
+            guard.refused(error)
     raise error
+
+
+def _reason(guards: list[NetworkGuard], host: str) -> str:
+    """What the refusal of ``host`` says after the hosts that may be reached: the
+    reason of the refusing guard of lowest rank (the first activated among equals),
+    and a hint for a host `host_hint` knows."""
+    refusing = [guard for guard in guards if not guard.allows(host)]
+    first = min(refusing, key=lambda guard: guard.rank)
+    return first.reason_for(host) + host_hint(host)
 
 
 def _allowed_summary(guards: list[NetworkGuard]) -> list[str]:
@@ -249,17 +330,32 @@ def _uninstall() -> None:
 
 
 def activate(guard: NetworkGuard) -> None:
-    """Put ``guard`` in force until it is removed (`block_network` removes its own when
-    its block ends; a guard a child process installs at start-up stays)."""
+    """Put ``guard`` in force until `deactivate` removes it (`block_network` removes its
+    own when its block ends; a guard a child process installs at start-up stays)."""
     with _lock:
         if not _active:
             _install()
         _active.append(guard)
 
 
+def deactivate(guard: NetworkGuard) -> None:
+    """Take ``guard`` out of force; the patches go when the last guard does. A guard
+    that is not in force is left alone."""
+    with _lock:
+        if guard in _active:
+            _active.remove(guard)
+            if not _active:
+                _uninstall()
+
+
 @contextmanager
 def block_network(
-    allow_hosts: Iterable[str] = LOOPBACK_HOSTS, *, reason: str = REPLAY_REASON
+    allow_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    *,
+    reason: str = REPLAY_REASON,
+    quiet_hosts: Iterable[str] = (),
+    model_hosts: Iterable[str] | None = None,
+    rank: int = 0,
 ) -> Iterator[NetworkGuard]:
     """Refuse every connection and name lookup outside ``allow_hosts`` inside the block.
 
@@ -272,9 +368,10 @@ def block_network(
     kept as its ``__context__``. So a client that swallowed the error cannot hide it.
     Everything patched is restored on exit, also when the block raises. ``reason``
     ends a refusal's message after the hosts that may be reached (`REPLAY_REASON` by
-    default).
+    default); ``quiet_hosts``, ``model_hosts`` and ``rank`` are as `NetworkGuard`
+    takes them.
     """
-    guard = NetworkGuard(allow_hosts, reason)
+    guard = NetworkGuard(allow_hosts, reason, quiet_hosts=quiet_hosts, model_hosts=model_hosts)
     activate(guard)
     hidden: CassetteError | None = None
     try:
@@ -287,10 +384,7 @@ def block_network(
     else:
         hidden = guard.blocked[0] if guard.blocked else None
     finally:
-        with _lock:
-            _active.remove(guard)
-            if not _active:
-                _uninstall()
+        deactivate(guard)
     if hidden is not None:
         raise hidden
 
