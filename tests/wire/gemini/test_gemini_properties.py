@@ -29,6 +29,16 @@ _part = st.one_of(
     ),
     json_values(max_leaves=3),
 )
+_enum = st.one_of(st.integers(min_value=-1, max_value=20), json_values(max_leaves=1))
+_usage = st.fixed_dictionaries(
+    {
+        "trafficType": _enum,
+        "promptTokensDetails": st.one_of(
+            st.lists(st.one_of(st.fixed_dictionaries({"modality": _enum}), _enum), max_size=2),
+            _enum,
+        ),
+    }
+)
 _event = st.one_of(
     json_values(),
     st.fixed_dictionaries({"error": json_values(max_leaves=4)}),
@@ -45,13 +55,14 @@ _event = st.one_of(
                         "finishReason": st.one_of(
                             st.none(),
                             st.sampled_from(["STOP", "MAX_TOKENS", "SAFETY", "OTHER"]),
+                            st.integers(min_value=-1, max_value=20),
                             json_values(max_leaves=1),
                         ),
                     }
                 ),
                 max_size=2,
             ),
-            "usageMetadata": json_values(max_leaves=3),
+            "usageMetadata": st.one_of(json_values(max_leaves=3), _usage),
         }
     ),
 )

@@ -371,10 +371,10 @@ def test_harmless_events_are_ignored() -> None:
         {"candidates": [{"content": {"parts": [{"functionCall": "f"}]}}]},
         {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f", "id": 3}}]}}]},
         {"candidates": [{"content": {"parts": [{"text": "a", "thoughtSignature": 1}]}}]},
-        {"candidates": [{"finishReason": 3}]},
+        {"candidates": [{"finishReason": ["STOP"]}]},
         {"usageMetadata": [1]},
         {"promptFeedback": "blocked"},
-        {"promptFeedback": {"blockReason": 1}},
+        {"promptFeedback": {"blockReason": True}},
     ],
 )
 def test_payloads_of_the_wrong_shape_are_malformed(payload: object) -> None:

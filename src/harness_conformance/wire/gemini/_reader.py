@@ -33,6 +33,17 @@ or tool call raises EMPTY_RESPONSE unless it was cut by ``MAX_TOKENS``. An
 ``{"error": ...}`` event raises the code its status says; an event that is not an
 object, or whose parts are of the wrong shape, raises MALFORMED_RESPONSE.
 
+Vertex AI asked for ``$alt=json;enum-encoding=int`` sends every enum as its number
+(``"finishReason": 1``); each reads as the name it stands for (`_enums` holds the
+tables), so the reply reads as its string form. The enums read are ``finishReason``,
+``promptFeedback.blockReason``, ``usageMetadata.trafficType`` (kept as
+`GeminiReader.traffic_type`), the ``modality`` of each entry of the usage's
+``promptTokensDetails``, ``candidatesTokensDetails``, ``cacheTokensDetails`` and
+``toolUsePromptTokensDetails``, and the ``category``, ``probability`` and ``severity`` of
+the candidate's and the prompt feedback's ``safetyRatings``. A number that names no
+member, or an enum that is neither a name nor a number, raises MALFORMED_RESPONSE
+naming the field and the value.
+
 Usage comes from the last ``usageMetadata``, in the reference harness's terms:
 ``inputTokens`` counts the prompt tokens not served from the cache
 (``promptTokenCount`` minus ``cachedContentTokenCount``) plus the prompt tokens the
@@ -62,6 +73,7 @@ from ...events import (
 from .._format import ServerToolCall
 from .._openai_chat import shown
 from .._reply import close_reply
+from ._enums import enum_name
 from ._failures import stream_failure
 
 __all__ = ["FILTER_REASONS", "GeminiReader", "usage_from_metadata"]
@@ -83,6 +95,13 @@ FILTER_REASONS = frozenset(
 """Finish reasons that mean a filter (or a refusal of the input) stopped the reply."""
 
 _BAD_CALL_REASONS = frozenset({"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"})
+_TOKEN_DETAILS = (
+    "promptTokensDetails",
+    "candidatesTokensDetails",
+    "cacheTokensDetails",
+    "toolUsePromptTokensDetails",
+)
+_RATING_ENUMS = ("category", "probability", "severity")
 
 
 @dataclass
@@ -143,6 +162,9 @@ class GeminiReader:
         """The code executions and searches the provider ran, in order."""
         self.response_id: str | None = None
         """The ``responseId`` of the response, once an event carried it."""
+        self.traffic_type: str | None = None
+        """The last ``usageMetadata.trafficType`` by name (``ON_DEMAND``...), once an
+        event carried one."""
         self._blocks: list[_Block] = []
         self._last: _Block | None = None
         self._finish_reason: str | None = None
@@ -173,6 +195,45 @@ class GeminiReader:
             raise self._malformed(f"{what} that is not a string", value)
         return value
 
+    def _enum(self, value: object, field: str, where: str) -> str | None:
+        """The name an enum ``value`` reads as: a string as it is, a number as the member
+        it stands for (see `_enums`); None for None; MALFORMED_RESPONSE naming ``where``
+        for a number that names no member and for any other value."""
+        if value is None or isinstance(value, str):
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self._malformed(f"a {where} that is neither a name nor a number", value)
+        name = enum_name(field, value)
+        if name is None:
+            raise self._malformed(f"a {where} number that names no member", value)
+        return name
+
+    def _ratings(self, ratings: object, where: str) -> None:
+        """Checks the enums of a ``safetyRatings`` list; nothing else reads them."""
+        if ratings is None:
+            return
+        if not isinstance(ratings, list):
+            raise self._malformed(f"{where}.safetyRatings that are not a list", ratings)
+        for number, rating in enumerate(ratings):
+            rating = self._mapping(rating, f"a {where}.safetyRatings entry")
+            for key in _RATING_ENUMS:
+                self._enum(rating.get(key), key, f"{where}.safetyRatings[{number}].{key}")
+
+    def _usage_metadata(self, metadata: Mapping[str, Any]) -> None:
+        """Reads the enums of a ``usageMetadata`` (its counts are read at the finish)."""
+        traffic = self._enum(metadata.get("trafficType"), "trafficType", "trafficType")
+        if traffic is not None:
+            self.traffic_type = traffic
+        for key in _TOKEN_DETAILS:
+            details = metadata.get(key)
+            if details is None:
+                continue
+            if not isinstance(details, list):
+                raise self._malformed(f"a {key} that is not a list", details)
+            for number, entry in enumerate(details):
+                entry = self._mapping(entry, f"a {key} entry")
+                self._enum(entry.get("modality"), "modality", f"{key}[{number}].modality")
+
     # -- feeding ----------------------------------------------------------------------
 
     def feed(self, payload: object) -> list[Chunk]:
@@ -188,8 +249,10 @@ class GeminiReader:
             self.response_id = response_id
         if payload.get("usageMetadata") is not None:
             self._usage = self._mapping(payload["usageMetadata"], "a usageMetadata")
+            self._usage_metadata(self._usage)
         feedback = self._mapping(payload.get("promptFeedback"), "a promptFeedback")
-        blocked = self._optional_string(feedback.get("blockReason"), "a blockReason")
+        blocked = self._enum(feedback.get("blockReason"), "blockReason", "blockReason")
+        self._ratings(feedback.get("safetyRatings"), "promptFeedback")
         if blocked:
             self._blocked = blocked
         candidates = payload.get("candidates")
@@ -204,7 +267,8 @@ class GeminiReader:
         return []
 
     def _candidate(self, candidate: Mapping[str, Any]) -> list[Chunk]:
-        reason = self._optional_string(candidate.get("finishReason"), "a finishReason")
+        reason = self._enum(candidate.get("finishReason"), "finishReason", "finishReason")
+        self._ratings(candidate.get("safetyRatings"), "candidate")
         message = candidate.get("finishMessage")
         if isinstance(message, str) and message:
             self._finish_message = message
