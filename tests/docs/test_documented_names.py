@@ -30,7 +30,13 @@ DOTTED = re.compile(r"`(harness_conformance(?:\.\w+)+)(?:\(\))?`")
 
 PROMISED: dict[str, tuple[str, ...]] = {
     "harness_conformance": ("Agent", "ScriptedModel", "define_tool", "replay_foreign", "s"),
-    "harness_conformance.strategies": ("valid_args", "corruptions", "corruption_examples"),
+    "harness_conformance.strategies": (
+        "valid_args",
+        "corruptions",
+        "corruption_examples",
+        "validator_agreement",
+        "assert_validator_agrees",
+    ),
     "harness_conformance.standard": ("ToolConformanceTests", "SessionConformanceTests"),
     "harness_conformance.snapshots": ("EventLogSnapshot", "ValidationReportSnapshot"),
     "harness_conformance.cassettes": ("configure_vcr", "Secret", "find_secrets"),

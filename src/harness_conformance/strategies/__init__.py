@@ -4,6 +4,10 @@
 - `corruptions(spec)` draws `Corruption` values: valid arguments with one targeted
   change, the kind of change, where it is and the message `validate_args` must give.
 - `corruption_examples(spec)` lists one fixed corruption per applicable kind.
+- `validator_agreement(schema, validator)` runs valid arguments and every kind of
+  corruption through a framework's own validator and reports, per kind, what it judged
+  against the schema, each with a shrunk example; `assert_validator_agrees` fails
+  with that report.
 - `specs()` draws valid DSL specs covering every node kind, annotation, literal and
   constraint the DSL has; `json_values()` draws the plain JSON values a model could send.
 
@@ -17,6 +21,17 @@ towards the simplest case and is deterministic under a seed. Like
 (the core and the pytest plugin do not): only callers who want strategies import it.
 """
 
+from ._agreement import (
+    Validator,
+    assert_validator_agrees,
+    validator_agreement,
+)
+from ._agreement_report import (
+    CHECKS,
+    AgreementCheck,
+    AgreementReport,
+    ValidatorRun,
+)
 from ._corrupt import (
     KINDS,
     Corruption,
@@ -34,15 +49,23 @@ from ._values import (
     json_values,
 )
 
-Corruption.__module__ = __name__
+for _public in (AgreementCheck, AgreementReport, Corruption, ValidatorRun):
+    _public.__module__ = __name__
 
 __all__ = [
+    "CHECKS",
     "KINDS",
     "SIZE_BUDGET",
+    "AgreementCheck",
+    "AgreementReport",
     "Corruption",
+    "Validator",
+    "ValidatorRun",
+    "assert_validator_agrees",
     "corruption_examples",
     "corruptions",
     "json_values",
     "specs",
     "valid_args",
+    "validator_agreement",
 ]
