@@ -60,7 +60,7 @@ def test_a_missing_cassette_fails_the_call_with_its_code(
         result = pytester.runpytest()
     assert server.requests == []
     result.assert_outcomes(failed=1)
-    assert "CassetteError: cassette " in failed_line(result.outlines)
+    assert "CassetteError CASSETTE_MISSING: cassette " in failed_line(result.outlines)
     result.stdout.fnmatch_lines(
         ["FAILED test_guide.py::test_guide - *", "CassetteError CASSETTE_MISSING"]
     )
@@ -84,8 +84,8 @@ def test_a_deleted_last_interaction_fails_instead_of_passing_with_an_error(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "FAILED test_guide.py::test_guide - *CassetteError: cassette *test_guide.yaml has"
-            " no unplayed recording matching POST 127.0.0.1/v1/chat/completions",
+            "FAILED test_guide.py::test_guide - *CassetteError CASSETTE_MISMATCH: cassette *test_guide.yaml"
+            " has no unplayed recording matching POST 127.0.0.1/v1/chat/completions",
             "*all 1 recorded interactions were already played*",
             "CassetteError CASSETTE_MISMATCH",
         ]
@@ -103,7 +103,7 @@ def test_an_error_the_test_swallowed_still_fails_its_call(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "FAILED test_own.py::test_swallowed - *CassetteError: cassette *",
+            "FAILED test_own.py::test_swallowed - *CassetteError CASSETTE_MISSING: cassette *",
             "CassetteError CASSETTE_MISSING",
         ]
     )

@@ -34,11 +34,11 @@ def test_a_refused_save_fails_the_call_and_writes_nothing(
 ) -> None:
     pytester.makepyfile(test_echo=ECHO_TEST)
     with recording(pytester, monkeypatch, [TextResponse(f"here it is: {UNDECLARED}")]):
-        result = pytester.runpytest(f"--hc-record-mode={mode}", "-rA")
+        result = pytester.runpytest(f"--hc-record-mode={mode}", "-rA", "-vv")
     result.assert_outcomes(failed=1)
     [failed] = [line for line in result.outlines if line.startswith("FAILED ")]
     assert failed.startswith("FAILED test_echo.py::test_echo - ")
-    assert "CassetteError: refusing " in failed
+    assert "CassetteError CASSETTE_SECRET: refusing " in failed
     output = result.stdout.str()
     result.stdout.fnmatch_lines(
         [

@@ -117,7 +117,7 @@ def test_the_crash_line_names_any_carried_cassette_error(pytester: pytest.Pytest
             "FAILED test_wrapping.py::test_wrapped_as_context - harness_conformance.CassetteError"
             " NETWORK_BLOCKED: network blocked: * (carried by RuntimeError: the model call failed)",
             "FAILED test_wrapping.py::test_plain_cassette_error - "
-            "harness_conformance.CassetteError: network blocked: *",
+            "harness_conformance.CassetteError NETWORK_BLOCKED: network blocked: *",
             "FAILED test_wrapping.py::test_unrelated - assert 1 == 2",
         ]
     )

@@ -6,7 +6,9 @@ raises ``APIConnectionError: Connection error.`` from a ``CASSETTE_MISMATCH``, l
 the cassette error and its diff, but the crash line (what pytest's short summary, ``-r``
 lines and JUnit XML show) names the wrapper. `name_the_cassette_error` rewrites that line
 to lead with ``harness_conformance.CassetteError <CODE>: <first line>`` and say which
-exception carried it; the traceback is left as it is.
+exception carried it; a cassette error that reached the test itself gets its code on the
+line too (``harness_conformance.CassetteError <CODE>: <message>``). The traceback is left
+as it is.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ def _name(error: BaseException) -> str:
 
 
 def name_the_cassette_error(report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
-    """When ``call`` failed with an exception that is not a `CassetteError` but carries
-    one (as a cause or context), make ``report``'s crash line name the cassette error."""
+    """When ``call`` failed with a `CassetteError`, or with an exception that carries
+    one (as a cause or context), make ``report``'s crash line name it with its code."""
     excinfo = call.excinfo
     crash = getattr(report.longrepr, "reprcrash", None)
     if excinfo is None or crash is None:
@@ -38,6 +40,10 @@ def name_the_cassette_error(report: pytest.TestReport, call: pytest.CallInfo[Non
     from ..offline import exception_chain
 
     if isinstance(excinfo.value, CassetteError):
+        plain = f"{_name(excinfo.value)}: "
+        if crash.message.startswith(plain):
+            named = f"{_name(excinfo.value)} {excinfo.value.code}: "
+            crash.message = named + crash.message[len(plain) :]
         return
     carried = next(
         (link for link in exception_chain(excinfo.value) if isinstance(link, CassetteError)),
