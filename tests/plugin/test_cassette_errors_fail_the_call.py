@@ -84,7 +84,8 @@ def test_a_deleted_last_interaction_fails_instead_of_passing_with_an_error(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "FAILED test_guide.py::test_guide - *CassetteError CASSETTE_MISMATCH: cassette *test_guide.yaml"
+            "FAILED test_guide.py::test_guide - *CassetteError CASSETTE_MISMATCH: cassette"
+            " *test_guide.yaml"
             " has no unplayed recording matching POST 127.0.0.1/v1/chat/completions",
             "*all 1 recorded interactions were already played*",
             "CassetteError CASSETTE_MISMATCH",

@@ -29,7 +29,8 @@ def test_a_changed_prompt_fails_with_a_diff_of_the_prompt(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "FAILED test_agent.py::test_session - *CassetteError CASSETTE_MISMATCH: cassette *test_agent*"
+            "FAILED test_agent.py::test_session - *CassetteError CASSETTE_MISMATCH: cassette"
+            " *test_agent*"
             "test_session.yaml has no unplayed recording matching POST"
             " 127.0.0.1/v1/chat/completions",
             "*--- recorded #0 POST 127.0.0.1/v1/chat/completions",
