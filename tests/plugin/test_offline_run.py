@@ -128,11 +128,11 @@ def test_an_ignored_host_is_refused_quietly(pytester: pytest.Pytester) -> None:
 
         import pytest
 
-        from harness_conformance.errors import CassetteError
-
-        def test_still_refused():
-            with pytest.raises(CassetteError):
+        def test_refused_as_unreachable():
+            with pytest.raises(OSError, match="an ignored host, refused as unreachable"):
                 socket.create_connection(("raw.githubusercontent.com", 443), timeout=1)
+            with pytest.raises(socket.gaierror):
+                socket.getaddrinfo("raw.githubusercontent.com", 443)
         """
     )
     quiet = _run(pytester, "--hc-block-network", "--hc-ignore-host=raw.githubusercontent.com")

@@ -26,6 +26,7 @@ Sockets that are not IP sockets (Unix domain sockets) are never blocked.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import socket
 import sys
@@ -81,10 +82,11 @@ def _host_text(host: object) -> str:
 class NetworkGuard:
     """One active `block_network` block: what it allows and what it blocked.
 
-    ``quiet_hosts`` are refused like any host outside ``allow_hosts`` but never kept:
-    hosts that carry no model traffic (a price map, telemetry, a trace export) whose
-    loss the client tolerates. ``model_hosts``, when given, are the hosts a cassette
-    holds requests for: a refusal of any other host says it is not a model request
+    ``quiet_hosts`` are refused like any host outside ``allow_hosts``, but as an
+    unreachable host is (``ConnectionRefusedError``, ``socket.gaierror`` for a lookup)
+    and never kept: hosts that carry no model traffic (a price map, telemetry, a trace
+    export) whose loss the client tolerates. ``model_hosts``, when given, are the hosts
+    a cassette holds requests for: a refusal of any other host says it is not a model request
     (`NOT_A_MODEL_REQUEST`) instead of the advice of ``reason``, since recording it
     would store it. A reason reads ``"while <when>; <advice>"``. Of the guards that
     refuse a host, the one of lowest ``rank`` gives the reason (the first activated
@@ -190,8 +192,9 @@ _MISSING = object()
 
 
 def _check(host: object, port: object, action: str) -> None:
-    """Raise NETWORK_BLOCKED when an active guard refuses ``host``; record it on all,
-    unless an active guard lists the host as quiet."""
+    """Raise NETWORK_BLOCKED when an active guard refuses ``host`` and record it on all;
+    when an active guard lists the host as quiet, raise the `OSError` an unreachable
+    host gives instead (`socket.gaierror` for a lookup) and record nothing."""
     text = _host_text(host)
     with _lock:
         guards = list(_active)
@@ -203,9 +206,15 @@ def _check(host: object, port: object, action: str) -> None:
         f"{', '.join(_allowed_summary(guards))} may be reached {_reason(guards, text)}",
         code="NETWORK_BLOCKED",
     )
-    if not any(guard.quiet(text) for guard in guards):
-        for guard in guards:
-            guard.refused(error)
+    if any(guard.quiet(text) for guard in guards):
+        # An ignored host fails as an unreachable one does, so the client falls back
+        # as it would offline; nothing is kept.
+        quiet = f"{error} (an ignored host, refused as unreachable)"
+        if action == "resolving":
+            raise socket.gaierror(socket.EAI_NONAME, quiet)
+        raise ConnectionRefusedError(errno.ECONNREFUSED, quiet)
+    for guard in guards:
+        guard.refused(error)
     raise error
 
 
