@@ -8,6 +8,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,29 @@ def test_guards_nest_and_a_host_needs_every_guard_to_allow_it(listener: socket.s
         assert not unpatched()
         tcp_connect("127.0.0.1", port)
     assert unpatched()
+
+
+def _refused_under(*guards: dict[str, Any]) -> str:
+    """The refusal of a connection under nested `block_network` blocks, outermost first
+    (each block's keyword arguments); every block forgets it, so none re-raises it."""
+    with ExitStack() as stack:
+        opened = [stack.enter_context(block_network(**options)) for options in guards]
+        refused = blocked(lambda: tcp_connect(BLOCKED_IP, 9))
+        for guard in opened:
+            guard.blocked.clear()
+    return str(refused)
+
+
+def test_the_refusing_guard_of_lowest_rank_gives_the_reason() -> None:
+    run = {"reason": "while the run guard holds; advice of the run", "rank": 2}
+    phase = {"reason": "while the phase guard holds; advice of the phase", "rank": 1}
+    block = {"reason": "while this block runs; advice of the block"}
+    assert _refused_under(run, phase, block).endswith(
+        "may be reached while this block runs; advice of the block"
+    )
+    assert _refused_under(run, phase).endswith("while the phase guard holds; advice of the phase")
+    models = {**phase, "model_hosts": ("api.deepseek.com",)}
+    assert "while the phase guard holds; this host serves no model" in _refused_under(run, models)
 
 
 def test_guards_left_out_of_order_by_threads_restore_once_the_last_one_ends() -> None:

@@ -278,10 +278,10 @@ def use_cassette(
     ``json_body`` is always ours, ignoring `DEFAULT_VOLATILE` and ``volatile``.
     ``allow_unused`` is the reason unplayed interactions are acceptable (an empty
     reason raises ValueError). ``allow_hosts`` is what a replay may still reach;
-    ``quiet_hosts`` are refused without failing the block (hosts that carry no model
-    traffic). ``model_hosts``, when given, are model API hosts besides those the
-    cassette holds requests for: a refusal of any other host then says it is not a
-    model request instead of advising to record it.
+    ``quiet_hosts`` (hosts that carry no model traffic) are refused as unreachable
+    hosts are, without failing the block. ``model_hosts``, when given, are model API
+    hosts besides those the cassette holds requests for: a refusal of any other host
+    then says it is not a model request instead of advising to record it.
     See the module documentation for modes, saving and how errors surface.
     """
     mode = check_mode(mode)

@@ -85,8 +85,8 @@ class NetworkGuard:
     ``quiet_hosts`` are refused like any host outside ``allow_hosts``, but as an
     unreachable host is (``ConnectionRefusedError``, ``socket.gaierror`` for a lookup)
     and never kept: hosts that carry no model traffic (a price map, telemetry, a trace
-    export) whose loss the client tolerates. ``model_hosts``, when given, are the hosts
-    a cassette holds requests for: a refusal of any other host says it is not a model request
+    export) whose loss the client tolerates. ``model_hosts``, when given, are the
+    hosts of model APIs: a refusal of any other host says it is not a model request
     (`NOT_A_MODEL_REQUEST`) instead of the advice of ``reason``, since recording it
     would store it. A reason reads ``"while <when>; <advice>"``. Of the guards that
     refuse a host, the one of lowest ``rank`` gives the reason (the first activated
@@ -380,7 +380,9 @@ def block_network(
     default); ``quiet_hosts``, ``model_hosts`` and ``rank`` are as `NetworkGuard`
     takes them.
     """
-    guard = NetworkGuard(allow_hosts, reason, quiet_hosts=quiet_hosts, model_hosts=model_hosts)
+    guard = NetworkGuard(
+        allow_hosts, reason, quiet_hosts=quiet_hosts, model_hosts=model_hosts, rank=rank
+    )
     activate(guard)
     hidden: CassetteError | None = None
     try:

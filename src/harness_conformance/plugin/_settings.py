@@ -40,6 +40,8 @@ __all__ = [
 CASSETTE_DIR = "fixtures/cassettes"
 _PROFILES = ("off", "seed", "strict")
 _VCR_KEYWORDS = frozenset({"record_mode"})
+_IGNORED_KEY = pytest.StashKey[tuple[str, ...]]()
+_MODEL_HOSTS_KEY = pytest.StashKey[frozenset[str]]()
 KEY_ENV = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
 """The variables whose values are always scrubbed: the keys `hc_model` reads."""
 
@@ -84,9 +86,11 @@ def offline_enabled(config: pytest.Config) -> bool:
 def ignored_hosts(config: pytest.Config) -> tuple[str, ...]:
     """``--hc-ignore-host`` values and the ``hc_ignore_hosts`` ini key's lines: hosts
     that carry no model traffic, never recorded and refused quietly when offline."""
-    given = _flag(config, "hc_ignore_hosts") or []
-    hosts = [*config.getini("hc_ignore_hosts"), *given]
-    return tuple(dict.fromkeys(h.strip() for h in hosts if h.strip()))
+    if _IGNORED_KEY not in config.stash:
+        given = _flag(config, "hc_ignore_hosts") or []
+        hosts = [*config.getini("hc_ignore_hosts"), *given]
+        config.stash[_IGNORED_KEY] = tuple(dict.fromkeys(h.strip() for h in hosts if h.strip()))
+    return config.stash[_IGNORED_KEY]
 
 
 def model_hosts(config: pytest.Config) -> frozenset[str]:
@@ -95,11 +99,14 @@ def model_hosts(config: pytest.Config) -> frozenset[str]:
 
     from ..models import PROVIDERS
 
-    urls = [provider.base_url for provider in PROVIDERS.values()]
-    configured = option(config, "hc_base_url")
-    if configured:
-        urls.append(str(configured))
-    return frozenset(host for url in urls if (host := urlsplit(url).hostname))
+    if _MODEL_HOSTS_KEY not in config.stash:
+        urls = [provider.base_url for provider in PROVIDERS.values()]
+        configured = option(config, "hc_base_url")
+        if configured:
+            urls.append(str(configured))
+        hosts = frozenset(host for url in urls if (host := urlsplit(url).hostname))
+        config.stash[_MODEL_HOSTS_KEY] = hosts
+    return config.stash[_MODEL_HOSTS_KEY]
 
 
 def vcr_alias_enabled(config: pytest.Config) -> bool:
