@@ -28,8 +28,8 @@ from typing import Any
 from make_replay_vectors import Scenario, atomic_write, dump_json, make_vector, same_recording
 
 from harness_conformance.conformance import replay_cassette
-from harness_conformance.conformance._files import shape_checker
-from harness_conformance.conformance._replay_faults import hand_fault, read_vector_fault
+from harness_conformance.conformance._meta import MetaSchema
+from harness_conformance.conformance._replay_faults import read_vector_fault
 from harness_conformance.server import TextResponse, ToolCallsResponse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -250,8 +250,7 @@ def make_chaos_vector(vector: ChaosVector, out: Path) -> None:
     if vector.retries:
         weather["retries"] = vector.retries
     atomic_write(folder / "fault.json", json.dumps(weather, ensure_ascii=False) + "\n")
-    check = shape_checker(META, hand_fault, definition="fault")
-    fault = read_vector_fault(folder / "fault.json", folder / "cassette.yaml", check)
+    fault = read_vector_fault(folder / "fault.json", folder / "cassette.yaml", MetaSchema(META))
     if vector.as_recorded:
         result = replay_cassette(folder / "cassette.yaml")
         result.outcome["failures"] = []

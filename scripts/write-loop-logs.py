@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 
 from harness_conformance.cassettes import ForeignReplay, replay_foreign
-from harness_conformance.conformance import ReplayVector, load_replay_vectors
+from harness_conformance.conformance import REPLAY_VECTORS, ReplayVector
 from harness_conformance.conformance._replay_faults import replay_faulted
 from harness_conformance.errors import CassetteError
 from harness_conformance.events import write_session_log
@@ -40,7 +40,7 @@ def replays() -> Iterator[tuple[str, Callable[[], ForeignReplay]]]:
     for path in sorted(FIXTURES.rglob("*.yaml")):
         name = "-".join(path.relative_to(ROOT).with_suffix("").parts)
         yield name, partial(replay_foreign, path)
-    for vector in load_replay_vectors(REPLAY):
+    for vector in REPLAY_VECTORS.load(REPLAY):
         name = "conformance-replay-" + vector.path.name
         yield name, partial(replay_foreign, vector.cassette)
         if vector.fault is not None:

@@ -7,7 +7,9 @@ fails here even when nothing runs the offending line. The rules:
   names for it, so the layering holds: the core knows nothing of cassettes, the pytest
   wiring or the command line; nothing but ``__main__`` imports the command line and
   nothing imports the pytest wiring;
-- no import cycle between modules (imports under ``TYPE_CHECKING`` aside);
+- a part meets another at its front door: it imports the other part's package or a
+  public module or sub-package of it, never a private module, and no ``_name``;
+- no import cycle between modules, imports under ``TYPE_CHECKING`` included;
 - no module over 500 lines, no three private modules of one folder sharing a prefix,
   no module named after its own folder, and nothing at the package root but the facade
   and the modules `ROOT_MODULES` names.
@@ -290,16 +292,64 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_there_are_no_import_cycles() -> None:
+def _edges(*, type_checking: bool) -> dict[str, set[str]]:
     edges: dict[str, set[str]] = {name: set() for name in MODULES}
     for found in _all_imports():
-        if not found.type_checking and found.target in MODULES:
+        if found.type_checking and not type_checking:
+            continue
+        if found.target in MODULES:
             edges[found.source.name].add(found.target)
-        elif not found.type_checking:
+        else:
             edges[found.source.name].add(found.target.rsplit(".", 1)[0])
     for name in edges:
         edges[name].discard(name)
-    assert _cycles(edges) == []
+    return edges
+
+
+def test_there_are_no_import_cycles() -> None:
+    assert _cycles(_edges(type_checking=False)) == []
+
+
+def test_no_cycle_hides_behind_type_checking() -> None:
+    """An import under ``TYPE_CHECKING`` never runs, but a cycle it closes is a cycle of
+    the design all the same: two modules that each need the other's names."""
+    guarded = sum(found.type_checking for found in _all_imports())
+    assert _cycles(_edges(type_checking=True)) == [], f"{guarded} imports under TYPE_CHECKING"
+
+
+def _private(module: str) -> bool:
+    return any(part.startswith("_") for part in module.split(".")[1:])
+
+
+def _back_doors() -> list[str]:
+    """Imports that reach into another part past its front door."""
+    found: list[str] = []
+    for module in MODULES.values():
+        tree = ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+        for node in ast.walk(tree):
+            targets: list[tuple[str, str | None]]
+            if isinstance(node, ast.Import):
+                targets = [(alias.name, None) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(module, node.level, node.module)
+                targets = [(base, alias.name) for alias in node.names]
+            else:
+                continue
+            for base, name in targets:
+                if not base.startswith(NAME + ".") or base == f"{NAME}._version":
+                    continue
+                if _part_of(base) == module.part:
+                    continue
+                where = f"{module.path.relative_to(PACKAGE.parent)}:{node.lineno}"
+                if _private(base):
+                    found.append(f"{where}: {module.part} imports {base}")
+                elif name is not None and name.startswith("_"):
+                    found.append(f"{where}: {module.part} imports {name} from {base}")
+    return found
+
+
+def test_parts_meet_at_their_front_door() -> None:
+    assert _back_doors() == [], "export the name from the part's package and import it there"
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

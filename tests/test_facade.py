@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,68 @@ def test_the_readme_main_job_replays_the_shipped_cassettes() -> None:
     assert re.fullmatch(
         rf"{len(shipped)} cassettes, 0 violations, \d+ invalid tool calls?, 0 errors", totals
     ), totals
+
+
+def test_clear_caches_empties_the_cache_of_every_part() -> None:
+    import ssl
+
+    import yaml
+
+    from harness_conformance.cassettes import _json_style, _match, _persist
+    from harness_conformance.cassettes.foreign import _replay
+    from harness_conformance.events import TurnStartEvent, _codec, event_to_json
+    from harness_conformance.models import _openai_compat
+    from harness_conformance.parsing import _construct, _resolve
+    from harness_conformance.parsing._yaml import load_yaml
+    from harness_conformance.replay import _machine_paths
+    from harness_conformance.schema import _caches, from_json_schema, validate_args
+    from harness_conformance.strategies import _specs
+
+    load_yaml("a: [1]", loader=yaml.SafeLoader)
+    event_to_json(TurnStartEvent(seq=0, time=0, turn=1))
+    _openai_compat._SSL_CONTEXTS["lib", None, None] = ssl.create_default_context()
+    _machine_paths.path_replacer()("text")
+    _persist._PARSED.put(("a.yaml", "format"), b"x", {})
+    _match.canonical_body(b'{"a": 1}', ("a",))
+    _json_style.dump_json({}, "compact")
+    _replay._KEPT.put("{}", from_json_schema({}))
+    _specs.specs()
+    spec = from_json_schema({"type": "object"})
+    validate_args(spec, {})
+    caches: dict[str, Callable[[], int]] = {
+        "spec validators": lambda: len(_caches.ENTRIES),
+        "parsing fast paths": lambda: len(_construct._FAST),
+        "parsing loaders": lambda: len(_resolve._MADE),
+        "event fields": lambda: len(_codec._FIELDS),
+        "ssl contexts": lambda: len(_openai_compat._SSL_CONTEXTS),
+        "machine paths": lambda: _machine_paths._pattern.cache_info().currsize,
+        "parsed cassettes": lambda: len(_persist._PARSED._entries),
+        "volatile paths": lambda: _match.parse_volatile_path.cache_info().currsize,
+        "canonical bodies": lambda: _match._canonical_bytes.cache_info().currsize,
+        "json encoders": lambda: len(_json_style._ENCODERS),
+        "foreign specs": lambda: len(_replay._KEPT.specs),
+        "spec strategies": lambda: _specs._nodes.cache_info().currsize,
+    }
+    assert [name for name, size in caches.items() if not size()] == []
+    harness_conformance.clear_caches()
+    assert {name: size() for name, size in caches.items()} == dict.fromkeys(caches, 0)
+
+
+def test_clear_caches_imports_no_part() -> None:
+    code = (
+        "import sys, harness_conformance; before = set(sys.modules); "
+        "harness_conformance.clear_caches(); print(sorted(set(sys.modules) - before))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_clear_caches_calls_the_clear_caches_of_every_part_imported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    called: list[str] = []
+    for name in ("harness_conformance.schema", "harness_conformance.cassettes"):
+        module = importlib.import_module(name)
+        monkeypatch.setattr(module, "clear_caches", lambda name=name: called.append(name))
+    harness_conformance.clear_caches()
+    assert sorted(called) == ["harness_conformance.cassettes", "harness_conformance.schema"]

@@ -88,6 +88,7 @@ __all__ = [
     "UncheckedToolCall",
     "Violation",
     "check_log",
+    "clear_caches",
     "define_tool",
     "error_chain",
     "error_info",
@@ -116,6 +117,19 @@ _LAZY = {
     "UncheckedToolCall": ".cassettes.foreign",
     "replay_foreign": ".cassettes.foreign",
 }
+
+
+def clear_caches() -> None:
+    """Empty every cache the package keeps, in every part imported so far: each part
+    that keeps one has a ``clear_caches`` of its own, and this calls them all (a part
+    not imported yet has nothing cached). ``docs/architecture.md`` lists the caches."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith(__name__ + ".") and name.count(".") == 1:
+            clear = getattr(module, "clear_caches", None)
+            if callable(clear):
+                clear()
 
 
 def __getattr__(name: str) -> object:

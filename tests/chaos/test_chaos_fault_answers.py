@@ -26,6 +26,7 @@ from harness_conformance.chaos._faults import status_answer
 from harness_conformance.errors import LlmError
 from harness_conformance.events import FinishChunk
 from harness_conformance.models import ModelRequest, model_for
+from harness_conformance.wire import format_named
 
 LOOPBACK = Path(__file__).resolve().parents[2] / "fixtures" / "cassettes" / "loopback"
 FORMATS = [
@@ -111,7 +112,8 @@ def test_the_error_body_has_its_format_s_shape(wire: str) -> None:
     headers, body = status_answer(
         Fault(interaction=0, kind="status", status=429, retry_after=3), wire
     )
-    assert headers == {"content-type": "application/json", "retry-after": "3"}
+    content_type = format_named(wire).error_answer(429).content_type
+    assert headers == {"content-type": content_type, "retry-after": "3"}
     shaped = json.loads(body)
     error = shaped["error"]
     assert error["message"] == "Too Many Requests"

@@ -17,7 +17,7 @@ import pytest
 from harness_conformance.chaos import Fault, replay_with_fault
 from harness_conformance.errors import LlmError
 from harness_conformance.events import FinishChunk, TextDeltaChunk
-from harness_conformance.wire._chat_stream import ChatStreamAssembler
+from harness_conformance.wire import ChatStreamAssembler
 
 ROOT = Path(__file__).resolve().parents[2]
 USAGE = {"prompt_tokens": 4, "completion_tokens": 1, "total_tokens": 5}

@@ -64,7 +64,7 @@ def test_fault_vectors_whose_sdk_is_missing_are_skipped_with_the_extra(
     monkeypatch.setitem(sys.modules, "anthropic", None)
     replay_vectors._replay.cache_clear()
     try:
-        results = replay_vectors.run_replay_vectors(VECTORS)
+        results = replay_vectors.REPLAY_VECTORS.run(VECTORS)
     finally:
         replay_vectors._replay.cache_clear()
     skipped = {r.vector_id: r.skipped for r in results if r.skipped}

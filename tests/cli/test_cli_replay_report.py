@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from harness_conformance import Violation
-from harness_conformance.cassettes.foreign import _replay as _foreign_replay
+from harness_conformance.cassettes import foreign as _foreign_replay
 from harness_conformance.cassettes.foreign._replay import ForeignReplay, ForeignSession
 from harness_conformance.cli import main
 from harness_conformance.cli._replay import CassetteResult, render_results

@@ -157,7 +157,7 @@ def test_any_loader_failure_is_an_error_row_naming_the_file(
             raise raised
         return await real(path, **options)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("harness_conformance.cassettes.foreign._replay.areplay_foreign", failing)
+    monkeypatch.setattr("harness_conformance.cassettes.foreign.areplay_foreign", failing)
     assert main(["replay", str(folder)]) == 1
     out = capsys.readouterr().out
     assert rows(out) == {"a.yaml": "ERROR CASSETTE_CORRUPT", "b.yaml": "ok"}

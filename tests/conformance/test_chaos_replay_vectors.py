@@ -24,23 +24,31 @@ from harness_conformance.cassettes import load_foreign_cassette
 from harness_conformance.chaos import FAULT_KINDS, served_responses
 from harness_conformance.cli import main
 from harness_conformance.conformance import (
+    REPLAY_VECTORS,
     ReplayVector,
+    VectorFailure,
     VectorFileError,
-    load_replay_vectors,
     replay_cassette,
-    replay_known_gap,
     replay_outcome,
-    run_replay_vector,
 )
-from harness_conformance.wire._chat_stream import ChatStreamAssembler
+from harness_conformance.wire import ChatStreamAssembler
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "conformance" / "replay"
 META = ROOT / "conformance" / "meta" / "replay-vector.schema.json"
 
-VECTORS = load_replay_vectors(FOLDER)
+VECTORS = REPLAY_VECTORS.load(FOLDER)
 CHAOS = [v for v in VECTORS if v.fault is not None]
 BY_ID = {v.id: v for v in CHAOS}
+
+
+def run_replay_vector(vector: ReplayVector) -> list[VectorFailure]:
+    return list(REPLAY_VECTORS.run_vector(vector).failures)
+
+
+def replay_known_gap(vector: ReplayVector) -> str | None:
+    return REPLAY_VECTORS.gaps.get(f"{vector.id}/events")
+
 
 ENDINGS: dict[str, tuple[list[str | None], list[dict[str, Any]]]] = {
     "chaos-chat-usage-stream-cut": (["STREAM_CLOSED"], [{"code": "STREAM_CLOSED", "status": None}]),
@@ -183,7 +191,7 @@ def test_the_usage_vector_fails_when_any_usage_ends_a_chat_stream(
 ) -> None:
     folder = tmp_path / "replay"
     shutil.copytree(FOLDER / "chaos-chat-usage-stream-cut", folder / "chaos-chat-usage-stream-cut")
-    (vector,) = load_replay_vectors(folder, meta_schema=META)
+    (vector,) = REPLAY_VECTORS.load(folder, meta_schema=META)
     assert run_replay_vector(vector) == []
     finish = ChatStreamAssembler.finish
 
@@ -195,7 +203,7 @@ def test_the_usage_vector_fails_when_any_usage_ends_a_chat_stream(
     monkeypatch.setattr(ChatStreamAssembler, "finish", any_usage_ends)
     copy = tmp_path / "again"
     shutil.copytree(folder, copy)  # a new path: the outcome cache does not answer
-    (again,) = load_replay_vectors(copy, meta_schema=META)
+    (again,) = REPLAY_VECTORS.load(copy, meta_schema=META)
     failures = {f.case: f for f in run_replay_vector(again)}
     assert failures["turn_reasons"].actual == [{"kind": "completed"}]
     assert failures["failures"].actual == []
@@ -227,16 +235,13 @@ BAD_FAULTS = [
 ]
 
 
-@pytest.mark.parametrize("meta", [True, False], ids=["jsonschema", "hand-check"])
 @pytest.mark.parametrize(("fault", "where"), BAD_FAULTS, ids=[w for _, w in BAD_FAULTS])
 def test_a_wrong_fault_file_names_the_file_and_the_json_path(
-    tmp_path: Path, fault: Any, where: str, meta: bool
+    tmp_path: Path, fault: Any, where: str
 ) -> None:
-    if meta:
-        pytest.importorskip("jsonschema")
     folder, path = _with_fault(tmp_path, "tool-call", fault)
     with pytest.raises(VectorFileError) as info:
-        load_replay_vectors(folder, meta_schema=META if meta else tmp_path / "absent.json")
+        REPLAY_VECTORS.load(folder, meta_schema=META)
     assert info.value.path == path
     assert any(problem.startswith(where) for problem in info.value.problems), info.value.problems
 
@@ -245,7 +250,7 @@ def test_a_fault_the_response_cannot_take_is_refused(tmp_path: Path) -> None:
     fault = {"fault": {"interaction": 0, "kind": "truncated", "at": 1}}
     folder, path = _with_fault(tmp_path, "provider-error", fault)
     with pytest.raises(VectorFileError) as info:
-        load_replay_vectors(folder, meta_schema=META)
+        REPLAY_VECTORS.load(folder, meta_schema=META)
     assert info.value.path == path
     assert info.value.problems[0].startswith("$.fault.kind: interaction 0 (HTTP 401)")
 
@@ -254,7 +259,7 @@ def test_a_fault_file_that_is_not_json_names_its_line(tmp_path: Path) -> None:
     folder, path = _with_fault(tmp_path, "tool-call", None)
     path.write_text('{"cuts": {"0": [1,]}}', "utf-8")
     with pytest.raises(VectorFileError, match=r"fault\.json: invalid JSON at line 1"):
-        load_replay_vectors(folder, meta_schema=META)
+        REPLAY_VECTORS.load(folder, meta_schema=META)
 
 
 # -- cuts alone, and vectors without fault.json -----------------------------------------
@@ -265,7 +270,7 @@ def test_cutting_every_byte_of_a_vector_changes_nothing(tmp_path: Path) -> None:
     bodies = served_responses(source / "cassette.yaml")
     cuts = {str(i): list(range(1, len(r.body))) for i, r in bodies.items()}
     folder, _ = _with_fault(tmp_path, "parallel-calls", {"cuts": cuts})
-    (vector,) = load_replay_vectors(folder, meta_schema=META)
+    (vector,) = REPLAY_VECTORS.load(folder, meta_schema=META)
     assert vector.fault is not None
     assert dict(vector.fault.cuts) == {int(k): tuple(v) for k, v in cuts.items()}
     assert run_replay_vector(vector) == []

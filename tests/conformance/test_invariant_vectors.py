@@ -6,6 +6,7 @@ meta-schema and the runner's reports are tested on small files written here.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -16,12 +17,10 @@ from _gap_params import gap_params
 from _vectors import declared, rewrite_script
 
 from harness_conformance.conformance import (
+    INVARIANT_VECTORS,
     InvariantCase,
     VectorFileError,
-    invariant_known_gap,
-    load_invariant_vectors,
     run_invariant_case,
-    run_invariant_vectors,
 )
 from harness_conformance.invariants import PROFILES, RULES
 
@@ -29,9 +28,9 @@ CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 FOLDER = CONFORMANCE / "invariants"
 META = CONFORMANCE / "meta" / "invariant-vector.schema.json"
 
-VECTORS = load_invariant_vectors(FOLDER)
+VECTORS = INVARIANT_VECTORS.load(FOLDER)
 CASES = [case for vector in VECTORS for case in vector.cases]
-GAPS = [case for case in CASES if invariant_known_gap(case) is not None]
+GAPS = [case for case in CASES if case.id in INVARIANT_VECTORS.gaps]
 UPSTREAM_FILES = {
     "upstream-session": "packages/core/session/tests/invariant.spec.ts",
     "upstream-llm-stream": "packages/llm/llm/tests/invariant.spec.ts",
@@ -45,7 +44,10 @@ def _pairs(items: Any) -> list[tuple[str, int | None]]:
 
 
 @pytest.mark.parametrize(
-    "case", gap_params(CASES, invariant_known_gap, ids=lambda c: f"invariants/{c.id}")
+    "case",
+    gap_params(
+        CASES, lambda c: INVARIANT_VECTORS.gaps.get(c.id), ids=lambda c: f"invariants/{c.id}"
+    ),
 )
 def test_case(case: InvariantCase) -> None:
     assert _pairs(run_invariant_case(case)) == _pairs(case.violations)
@@ -87,11 +89,6 @@ def test_ids_are_unique_and_readable() -> None:
     assert all(i.count("/") == 1 and i == i.lower() for i in ids)
 
 
-def test_hand_check_accepts_every_shipped_file(tmp_path: Path) -> None:
-    hand = load_invariant_vectors(FOLDER, meta_schema=tmp_path / "absent.json")
-    assert [c.id for v in hand for c in v.cases] == [c.id for c in CASES]
-
-
 # -- the loader and runner on files written here ----------------------------------------
 
 
@@ -129,12 +126,12 @@ def test_a_format_1_file_is_refused_and_the_rewrite_makes_it_load(tmp_path: Path
     path = folder / "tiny.json"
     path.write_text(json.dumps(_small()), "utf-8")
     with pytest.raises(VectorFileError, match=r"rewrite-vectors-2\.py"):
-        load_invariant_vectors(folder, meta_schema=META)
+        INVARIANT_VECTORS.load(folder, meta_schema=META)
     assert rewrite_script().main([str(path)]) == 0
-    [vector] = load_invariant_vectors(folder, meta_schema=META)
+    [vector] = INVARIANT_VECTORS.load(folder, meta_schema=META)
     assert [c.id for c in vector.cases] == ["tiny/strict"]
     assert vector.cases[0].requires == {"op:check-log", "profile:strict"}
-    assert run_invariant_vectors([vector]) == []
+    assert INVARIANT_VECTORS.run([vector]) == []
 
 
 def test_planted_wrong_expectation_fails_with_both_sides(tmp_path: Path) -> None:
@@ -145,7 +142,7 @@ def test_planted_wrong_expectation_fails_with_both_sides(tmp_path: Path) -> None
     data["cases"][0]["violations"] = [{"rule": "turn-pairing", "seq": 3}]
     data["cases"][0]["first"] = {"seq": 3, "rules": ["turn-pairing"]}
     path.write_text(json.dumps(data), "utf-8")
-    every = run_invariant_vectors(load_invariant_vectors(folder, meta_schema=META))
+    every = INVARIANT_VECTORS.run(INVARIANT_VECTORS.load(folder, meta_schema=META))
     failures = [f for f in every if f.skipped is None]
     assert {f.case for f in every if f.skipped} == {c.description for c in GAPS}
     assert [(f.vector_id, f.case) for f in failures] == [
@@ -155,12 +152,11 @@ def test_planted_wrong_expectation_fails_with_both_sides(tmp_path: Path) -> None
     assert failures[0].actual == [{"rule": "turn-pairing", "seq": 11}]
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_malformed_file_names_file_and_json_path(tmp_path: Path, hand: bool) -> None:
+def test_malformed_file_names_file_and_json_path(tmp_path: Path) -> None:
     bad = _small(violations=[{"rule": "no-such-rule", "seq": 1}], profile="loose")
     path = _write(tmp_path, "bad.json", bad)
     with pytest.raises(VectorFileError) as info:
-        load_invariant_vectors(tmp_path, meta_schema=tmp_path / "absent.json" if hand else META)
+        INVARIANT_VECTORS.load(tmp_path, meta_schema=META)
     assert str(path) in str(info.value)
     problems = "\n".join(info.value.problems)
     assert "$.cases[0].violations[0]" in problems
@@ -171,7 +167,7 @@ def test_bad_event_names_its_place(tmp_path: Path) -> None:
     log = [{"type": "turn/start", "seq": 0, "time": 0, "data": {}}]
     path = _write(tmp_path, "event.json", _small(log=log))
     with pytest.raises(VectorFileError) as info:
-        load_invariant_vectors(tmp_path, meta_schema=META)
+        INVARIANT_VECTORS.load(tmp_path, meta_schema=META)
     assert str(path) in str(info.value)
     assert "$.cases[0].log[0]" in str(info.value)
     assert "'turn'" in str(info.value)
@@ -193,10 +189,10 @@ def test_unknown_log_name_and_invalid_json_are_refused(tmp_path: Path) -> None:
     }
     _write(tmp_path / "a", "group.json", group)
     with pytest.raises(VectorFileError, match=r"\$\.cases\[0\]\.log: no log named 'nowhere'"):
-        load_invariant_vectors(tmp_path / "a", meta_schema=META)
+        INVARIANT_VECTORS.load(tmp_path / "a", meta_schema=META)
     _write(tmp_path / "b", "broken.json", '{\n  "vectors": 2,\n  "log": [,\n}')
     with pytest.raises(VectorFileError, match="line 3, column 11"):
-        load_invariant_vectors(tmp_path / "b", meta_schema=META)
+        INVARIANT_VECTORS.load(tmp_path / "b", meta_schema=META)
 
 
 def test_packed_row_errors_name_the_row(tmp_path: Path) -> None:
@@ -205,23 +201,16 @@ def test_packed_row_errors_name_the_row(tmp_path: Path) -> None:
     with pytest.raises(
         VectorFileError, match=r"\$\.cases\[0\]\.log\[0\]: malformed text-chunks row"
     ):
-        load_invariant_vectors(tmp_path, meta_schema=META)
+        INVARIANT_VECTORS.load(tmp_path, meta_schema=META)
 
 
-def test_known_gap_skips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness_conformance.conformance import _invariants as module
-
+def test_known_gap_skips(tmp_path: Path) -> None:
     _write(tmp_path, "gap.json", _small(violations=[{"rule": "turn-pairing", "seq": 0}]))
-    vectors = load_invariant_vectors(tmp_path, meta_schema=META)
-    monkeypatch.setattr(
-        module,
-        "INVARIANT_KNOWN_GAPS",
-        [lambda case: "documented" if case.id == "gap/strict" else None],
-    )
-    [entry] = run_invariant_vectors(vectors)
+    vectors = INVARIANT_VECTORS.load(tmp_path, meta_schema=META)
+    claimed = dataclasses.replace(INVARIANT_VECTORS, gaps={"gap/strict": "documented"})
+    [entry] = claimed.run(vectors)
     assert (entry.skipped, entry.actual) == ("documented", None)
-    monkeypatch.setattr(module, "INVARIANT_KNOWN_GAPS", [])
-    [entry] = run_invariant_vectors(vectors)
+    [entry] = INVARIANT_VECTORS.run(vectors)
     assert (entry.skipped, entry.actual) == (None, [])
 
 
@@ -241,13 +230,10 @@ def test_every_ported_case_names_its_reference_test() -> None:
 
 
 def test_every_known_gap_names_a_shipped_case_the_checker_reports_differently() -> None:
-    from harness_conformance.conformance._gaps import REFERENCE_ONLY_CASES
-
-    assert sorted(c.id for c in GAPS) == sorted(REFERENCE_ONLY_CASES)
+    assert sorted(c.id for c in GAPS) == sorted(INVARIANT_VECTORS.gaps)
     rfc = CONFORMANCE.parent / "docs" / "rfc" / "implemented" / "testing"
     for case in GAPS:
-        reason = invariant_known_gap(case)
-        assert reason is not None
+        reason = INVARIANT_VECTORS.gaps[case.id]
         cited = reason.split("(", 1)[1].split(",", 1)[0]
         assert (CONFORMANCE.parent / cited).is_file(), cited
         assert (rfc / Path(cited).name.replace(".md", ".zh.md")).is_file()
@@ -271,23 +257,21 @@ def test_upstream_of_a_case_wins_over_the_files(tmp_path: Path) -> None:
         ],
     }
     _write(tmp_path, "group.json", group)
-    for meta in (META, tmp_path / "absent.json"):
-        [vector] = load_invariant_vectors(tmp_path, meta_schema=meta)
-        assert [c.upstream for c in vector.cases] == [
-            "a.spec.ts > suite",
-            "b.spec.ts > suite > own test",
-        ]
+    [vector] = INVARIANT_VECTORS.load(tmp_path, meta_schema=META)
+    assert [c.upstream for c in vector.cases] == [
+        "a.spec.ts > suite",
+        "b.spec.ts > suite > own test",
+    ]
     _write(tmp_path / "one", "single.json", _small(upstream="c.spec.ts > suite > test"))
-    [vector] = load_invariant_vectors(tmp_path / "one", meta_schema=META)
+    [vector] = INVARIANT_VECTORS.load(tmp_path / "one", meta_schema=META)
     assert vector.cases[0].upstream == "c.spec.ts > suite > test"
     _write(tmp_path / "none", "plain.json", _small())
-    [vector] = load_invariant_vectors(tmp_path / "none", meta_schema=META)
+    [vector] = INVARIANT_VECTORS.load(tmp_path / "none", meta_schema=META)
     assert vector.cases[0].upstream is None
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
 @pytest.mark.parametrize("value", ["", 7, ["a.spec.ts"]])
-def test_an_upstream_that_is_not_a_name_is_refused(tmp_path: Path, hand: bool, value: Any) -> None:
+def test_an_upstream_that_is_not_a_name_is_refused(tmp_path: Path, value: Any) -> None:
     group = {
         "description": "g",
         "cases": [
@@ -301,8 +285,7 @@ def test_an_upstream_that_is_not_a_name_is_refused(tmp_path: Path, hand: bool, v
         ],
     }
     path = _write(tmp_path, "bad.json", group)
-    meta = tmp_path / "absent.json" if hand else META
     with pytest.raises(VectorFileError) as info:
-        load_invariant_vectors(tmp_path, meta_schema=meta)
+        INVARIANT_VECTORS.load(tmp_path, meta_schema=META)
     assert str(path) in str(info.value)
     assert "$.cases[0]" in "\n".join(info.value.problems)

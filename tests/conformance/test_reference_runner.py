@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from harness_conformance.conformance import (
-    load_error_vectors,
-    load_invariant_vectors,
-    load_schema_vectors,
-    load_wire_vectors,
+    ERROR_VECTORS,
+    INVARIANT_VECTORS,
+    SCHEMA_VECTORS,
+    WIRE_VECTORS,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,15 +48,15 @@ console.log(JSON.stringify(ids))
 
 def loader_ids() -> dict[str, list[str]]:
     schema: list[str] = []
-    for vector in load_schema_vectors(VECTORS / "schema"):
+    for vector in SCHEMA_VECTORS.load(VECTORS / "schema"):
         schema += [case.id for case in vector.cases] + [refusal.id for refusal in vector.refusals]
     invariants = [
         case.id
-        for vector in load_invariant_vectors(VECTORS / "invariants")
+        for vector in INVARIANT_VECTORS.load(VECTORS / "invariants")
         for case in vector.cases
     ]
-    errors = [case.id for vector in load_error_vectors(VECTORS / "errors") for case in vector.cases]
-    wire = [case.id for vector in load_wire_vectors(VECTORS / "wire") for case in vector.cases]
+    errors = [case.id for vector in ERROR_VECTORS.load(VECTORS / "errors") for case in vector.cases]
+    wire = [case.id for vector in WIRE_VECTORS.load(VECTORS / "wire") for case in vector.cases]
     return {"schema": schema, "invariants": invariants, "errors": errors, "wire": wire}
 
 

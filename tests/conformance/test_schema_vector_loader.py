@@ -3,6 +3,7 @@ gaps and the JSON comparison, on vector files written for each test."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -11,16 +12,12 @@ import pytest
 from _vectors import declared
 
 from harness_conformance.conformance import (
-    SchemaCase,
-    SchemaRefusal,
+    SCHEMA_VECTORS,
     SchemaVector,
     VectorFileError,
-    load_schema_vectors,
-    run_schema_vectors,
     same_json,
     slug,
 )
-from harness_conformance.conformance import _refusals as conformance_refusals
 from harness_conformance.conformance import _schema as schema_vectors
 from harness_conformance.schema._build import spec_from_dict
 
@@ -58,9 +55,8 @@ def _vector(**overrides: Any) -> dict[str, Any]:
     return data
 
 
-def _load(folder: Path, *, hand: bool = False) -> list[SchemaVector]:
-    meta = folder / "absent.json" if hand else META_SCHEMA
-    return load_schema_vectors(folder, meta_schema=meta)
+def _load(folder: Path) -> list[SchemaVector]:
+    return SCHEMA_VECTORS.load(folder, meta_schema=META_SCHEMA)
 
 
 def test_loader_builds_vectors(tmp_path: Path) -> None:
@@ -82,23 +78,21 @@ def test_invalid_json_names_file_line_and_column(tmp_path: Path) -> None:
     assert info.value.path == path
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_missing_key_names_file_and_key(tmp_path: Path, hand: bool) -> None:
+def test_missing_key_names_file_and_key(tmp_path: Path) -> None:
     data = _vector()
     del data["cases"]
     path = _write(tmp_path, "nocases.json", data)
     with pytest.raises(VectorFileError) as info:
-        _load(tmp_path, hand=hand)
+        _load(tmp_path)
     assert str(path) in str(info.value)
     assert "cases" in str(info.value)
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_bad_case_names_its_json_path(tmp_path: Path, hand: bool) -> None:
+def test_bad_case_names_its_json_path(tmp_path: Path) -> None:
     case = {"description": "bad", "args": {}, "violations": "not a list", "extra": 1}
     _write(tmp_path, "badcase.json", _vector(cases=[case]))
     with pytest.raises(VectorFileError) as info:
-        _load(tmp_path, hand=hand)
+        _load(tmp_path)
     problems = "\n".join(info.value.problems)
     assert "$.cases[0]" in problems
     assert "violations" in problems
@@ -113,12 +107,11 @@ def test_upstream_names_the_ported_test_per_case_or_per_file(tmp_path: Path) -> 
     assert [c.upstream for c in vector.cases] == ["file.spec.ts > all", "case.spec.ts > own"]
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_empty_upstream_is_refused(tmp_path: Path, hand: bool) -> None:
+def test_empty_upstream_is_refused(tmp_path: Path) -> None:
     case = {"description": "c", "args": {}, "violations": [], "upstream": ""}
     _write(tmp_path, "ported.json", _vector(upstream="", cases=[case]))
     with pytest.raises(VectorFileError) as info:
-        _load(tmp_path, hand=hand)
+        _load(tmp_path)
     problems = "\n".join(info.value.problems)
     assert "$.upstream" in problems or "'' should be non-empty" in problems
     assert "$.cases[0]" in problems
@@ -185,7 +178,7 @@ def test_non_portable_json_is_refused(tmp_path: Path, text: str, problem: str) -
 
 def test_missing_directory_is_refused(tmp_path: Path) -> None:
     with pytest.raises(VectorFileError, match="is not a directory"):
-        load_schema_vectors(tmp_path / "nowhere")
+        SCHEMA_VECTORS.load(tmp_path / "nowhere")
 
 
 def test_runner_reports_disagreements(tmp_path: Path) -> None:
@@ -201,7 +194,7 @@ def test_runner_reports_disagreements(tmp_path: Path) -> None:
         ],
     )
     _write(tmp_path / "schema", "wrong.json", wrong)
-    failures = run_schema_vectors(tmp_path / "schema")
+    failures = SCHEMA_VECTORS.run(tmp_path / "schema")
     assert [(f.vector_id, f.case, f.skipped) for f in failures] == [
         ("wrong", "json_schema", None),
         ("wrong", "wrong message", None),
@@ -212,22 +205,17 @@ def test_runner_reports_disagreements(tmp_path: Path) -> None:
 
 def test_runner_passes_a_conforming_vector(tmp_path: Path) -> None:
     _write(tmp_path / "schema", "small.json", _vector())
-    assert run_schema_vectors(tmp_path / "schema") == []
+    assert SCHEMA_VECTORS.run(tmp_path / "schema") == []
 
 
-def test_known_gaps_skip_instead_of_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_known_gaps_skip_instead_of_fail(tmp_path: Path) -> None:
     bad_case = {"description": "claimed", "args": {}, "violations": ["not what happens"]}
     _write(tmp_path, "gap.json", _vector(cases=[bad_case]))
     vectors = _load(tmp_path)
-
-    def claim(vector: SchemaVector, case: SchemaCase) -> str | None:
-        return "documented gap" if case.id == "gap/claimed" else None
-
-    monkeypatch.setattr(schema_vectors, "KNOWN_GAPS", [claim])
-    [entry] = run_schema_vectors(vectors)
+    claimed = dataclasses.replace(SCHEMA_VECTORS, gaps={"gap/claimed": "documented gap"})
+    [entry] = claimed.run(vectors)
     assert (entry.case, entry.skipped, entry.actual) == ("claimed", "documented gap", None)
-    monkeypatch.setattr(schema_vectors, "KNOWN_GAPS", [])
-    [entry] = run_schema_vectors(vectors)
+    [entry] = SCHEMA_VECTORS.run(vectors)
     assert (entry.skipped, entry.actual) == (None, ['missing required property "n"'])
 
 
@@ -239,12 +227,11 @@ _ENUM_EMPTY = {"description": "empty enum", "json_schema": {"enum": []}, "proble
 _BAD_SPEC = {"description": "unknown type", "spec": {"type": "int"}}
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_loader_reads_a_file_of_refusals_only(tmp_path: Path, hand: bool) -> None:
+def test_loader_reads_a_file_of_refusals_only(tmp_path: Path) -> None:
     _write(tmp_path, "refused.json", _refusals(_ENUM_EMPTY, _BAD_SPEC | {"upstream": "a > b"}))
-    [vector] = _load(tmp_path, hand=hand)
+    [vector] = _load(tmp_path)
     assert (vector.spec, vector.json_schema, vector.cases) == (None, None, ())
-    assert vector.checks == 2
+    assert len(SCHEMA_VECTORS.checks(vector)) == 2
     first, second = vector.refusals
     assert (first.id, first.source, first.schema, first.problems) == (
         "refused/empty-enum",
@@ -258,21 +245,19 @@ def test_loader_reads_a_file_of_refusals_only(tmp_path: Path, hand: bool) -> Non
         (),
         "a > b",
     )
-    assert run_schema_vectors(vector for vector in [vector]) == []
+    assert SCHEMA_VECTORS.run(vector for vector in [vector]) == []
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_cases_and_refusals_never_share_a_file(tmp_path: Path, hand: bool) -> None:
+def test_cases_and_refusals_never_share_a_file(tmp_path: Path) -> None:
     # A file's requires covers every entry, so a spec file and a refusal file are two.
     data = declared("schema", _vector()) | {"refusals": [_ENUM_EMPTY]}
     path = _write(tmp_path, "both.json", data)
     with pytest.raises(VectorFileError) as info:
-        _load(tmp_path, hand=hand)
+        _load(tmp_path)
     assert str(path) in str(info.value)
     assert any(problem.startswith("$") for problem in info.value.problems)
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
 @pytest.mark.parametrize(
     ("data", "where"),
     [
@@ -297,12 +282,10 @@ def test_cases_and_refusals_never_share_a_file(tmp_path: Path, hand: bool) -> No
         "half",
     ],
 )
-def test_malformed_refusals_are_refused(
-    tmp_path: Path, hand: bool, data: dict[str, Any], where: str
-) -> None:
+def test_malformed_refusals_are_refused(tmp_path: Path, data: dict[str, Any], where: str) -> None:
     path = _write(tmp_path, "bad.json", data)
     with pytest.raises(VectorFileError) as info:
-        _load(tmp_path, hand=hand)
+        _load(tmp_path)
     assert str(path) in str(info.value)
     assert any(where in problem for problem in info.value.problems)
 
@@ -327,8 +310,8 @@ def test_runner_reports_accepted_crashing_and_unmatched_refusals(
     def crash(data: Any) -> Any:
         raise KeyError("boom")
 
-    monkeypatch.setattr(conformance_refusals, "spec_from_dict", crash)
-    failures = run_schema_vectors(vectors)
+    monkeypatch.setattr(schema_vectors, "spec_from_dict", crash)
+    failures = SCHEMA_VECTORS.run(vectors)
     assert [(f.case, f.actual) for f in failures] == [
         ("accepted", "accepted"),
         ("unmatched", ["#/enum: must be a non-empty list of JSON values"]),
@@ -337,16 +320,12 @@ def test_runner_reports_accepted_crashing_and_unmatched_refusals(
     assert failures[1].expected == {"refused": "json_schema", "problems": ["#/nowhere"]}
 
 
-def test_known_gaps_claim_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_known_gaps_claim_refusals(tmp_path: Path) -> None:
     accepted = {"description": "accepted on purpose", "json_schema": {"type": "string"}}
     _write(tmp_path, "gap.json", _refusals(accepted))
     vectors = _load(tmp_path)
-
-    def claim(vector: SchemaVector, entry: SchemaCase | SchemaRefusal) -> str | None:
-        return "documented gap" if entry.id == "gap/accepted-on-purpose" else None
-
-    monkeypatch.setattr(schema_vectors, "KNOWN_GAPS", [claim])
-    [entry] = run_schema_vectors(vectors)
+    gaps = {"gap/accepted-on-purpose": "documented gap"}
+    [entry] = dataclasses.replace(SCHEMA_VECTORS, gaps=gaps).run(vectors)
     assert (entry.case, entry.skipped, entry.actual) == (
         "accepted on purpose",
         "documented gap",

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness_conformance.cli import _conformance as _cli_conformance
 from harness_conformance.cli import main
-from harness_conformance.cli._conformance import PACKAGED_FOLDER, shipped_vectors
+from harness_conformance.conformance import PACKAGED_FOLDER, shipped_vectors
+from harness_conformance.conformance import _meta as shipped
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFORMANCE = ROOT / "conformance"
@@ -49,15 +49,15 @@ def test_the_packaged_folder_wins_over_a_checkout(
 ) -> None:
     package = tmp_path / "harness_conformance"
     (package / PACKAGED_FOLDER / "meta").mkdir(parents=True)
-    monkeypatch.setattr(_cli_conformance, "files", lambda name: package)
+    monkeypatch.setattr(shipped, "files", lambda name: package)
     assert shipped_vectors() == package / PACKAGED_FOLDER
 
 
 def test_an_installation_without_vectors_asks_for_a_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(_cli_conformance, "files", lambda name: tmp_path)
-    monkeypatch.setattr(_cli_conformance, "__file__", str(tmp_path / "a" / "b" / "c" / "d.py"))
+    monkeypatch.setattr(shipped, "files", lambda name: tmp_path)
+    monkeypatch.setattr(shipped, "__file__", str(tmp_path / "a" / "b" / "c" / "d.py"))
     assert shipped_vectors() is None
     assert main(["conformance"]) == 2
     err = capsys.readouterr().err

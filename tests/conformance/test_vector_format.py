@@ -16,21 +16,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from harness_conformance.conformance import (
+    ERROR_VECTORS,
+    INVARIANT_VECTORS,
+    REPLAY_VECTORS,
+    SCHEMA_VECTORS,
+    WIRE_VECTORS,
     VectorFileError,
-    load_error_vectors,
-    load_invariant_vectors,
-    load_replay_vectors,
-    load_schema_vectors,
-    load_wire_vectors,
 )
 from harness_conformance.conformance._values import decode_values, encode_values
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 LOADERS: dict[str, Callable[[Path], list[Any]]] = {
-    "schema": load_schema_vectors,
-    "invariants": load_invariant_vectors,
-    "errors": load_error_vectors,
-    "wire": load_wire_vectors,
+    "schema": SCHEMA_VECTORS.load,
+    "invariants": INVARIANT_VECTORS.load,
+    "errors": ERROR_VECTORS.load,
+    "wire": WIRE_VECTORS.load,
 }
 
 _SPEC = {"type": "params", "properties": {"p": {"type": "string", "pattern": "^a"}}}
@@ -214,26 +214,26 @@ def test_a_wait_is_in_milliseconds_in_error_vectors(tmp_path: Path) -> None:
 def test_a_replay_vector_declares_its_operation(tmp_path: Path) -> None:
     folder = tmp_path / "replay"
     shutil.copytree(CONFORMANCE / "replay" / "invalid-args-corrected", folder / "one")
-    [vector] = load_replay_vectors(folder)
+    [vector] = REPLAY_VECTORS.load(folder)
     assert vector.requires == {"op:replay"}
     path = folder / "one" / "expected.json"
     data = json.loads(path.read_text("utf-8"))
     path.write_text(json.dumps(data | {"requires": ["op:replay", "op:validate"]}), "utf-8")
     with pytest.raises(VectorFileError, match=r"declares \['op:validate'\]"):
-        load_replay_vectors(folder)
+        REPLAY_VECTORS.load(folder)
 
 
 def test_a_fault_wait_is_whole_seconds_in_milliseconds(tmp_path: Path) -> None:
     folder = tmp_path / "replay"
     shutil.copytree(CONFORMANCE / "replay" / "chaos-429-retry-after-not-retried", folder / "one")
-    [vector] = load_replay_vectors(folder)
+    [vector] = REPLAY_VECTORS.load(folder)
     assert vector.fault is not None
     assert vector.fault.fault is not None
     assert vector.fault.fault.retry_after == 7
     fault = folder / "one" / "fault.json"
     fault.write_text(fault.read_text("utf-8").replace("7000", "7500"), "utf-8")
     with pytest.raises(VectorFileError, match="retryAfterMs"):
-        load_replay_vectors(folder)
+        REPLAY_VECTORS.load(folder)
 
 
 _JSON = st.recursive(
@@ -295,7 +295,7 @@ def test_the_rewrite_turns_format_1_files_into_loadable_format_2(tmp_path: Path)
     assert rewritten["cases"][0]["failure"]["retryAfterMs"] == {"$value": "nan"}
     assert rewritten["cases"][0]["field"] == "retryAfterMs"
     assert rewritten["cases"][1]["failure"]["retryAfterMs"] == 250
-    [vector] = load_error_vectors(folder)
+    [vector] = ERROR_VECTORS.load(folder)
     facts = vector.cases[0].failure
     assert facts is not None
     assert math.isnan(facts["retry_after"])
@@ -319,7 +319,7 @@ def test_the_rewrite_keeps_number_text_and_tags_negative_zero(tmp_path: Path) ->
     assert '"x": {"$value": "-0.0"}' in text
     assert '"y": 1e2' in text
     assert '"z": 1.50' in text
-    [vector] = load_schema_vectors(folder)
+    [vector] = SCHEMA_VECTORS.load(folder)
     assert math.copysign(1, vector.cases[0].args["x"]) == -1
 
 

@@ -1,7 +1,7 @@
 """The wire conformance vectors of ``conformance/wire/`` against the four wire formats.
 
-Every case is its own test (id ``wire/<format>/<case>``). The loader, the meta-schema,
-the hand check and the runner's reports are tested on small files written here.
+Every case is its own test (id ``wire/<format>/<case>``). The loader, the meta-schema
+and the runner's reports are tested on small files written here.
 """
 
 from __future__ import annotations
@@ -19,29 +19,28 @@ from _vectors import declared
 
 from harness_conformance.cli import main
 from harness_conformance.conformance import (
+    WIRE_VECTORS,
     VectorFileError,
     WireCase,
     _wire,
-    load_wire_vectors,
     run_wire_case,
-    run_wire_vectors,
     same_json,
-    wire_known_gap,
 )
-from harness_conformance.conformance._wire_shapes import hand_wire_problems
 from harness_conformance.wire import FORMATS
 
 CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
 FOLDER = CONFORMANCE / "wire"
 META = CONFORMANCE / "meta" / "wire-vector.schema.json"
 
-VECTORS = load_wire_vectors(FOLDER)
+VECTORS = WIRE_VECTORS.load(FOLDER)
 CASES = [case for vector in VECTORS for case in vector.cases]
-GAPS = [case for case in CASES if wire_known_gap(case) is not None]
+GAPS = [case for case in CASES if case.id in WIRE_VECTORS.gaps]
 UPSTREAM = re.compile(r"packages/[\w./-]+\.spec\.ts > [^>]+ > [^>]+")
 
 
-@pytest.mark.parametrize("case", gap_params(CASES, wire_known_gap, ids=lambda c: f"wire/{c.id}"))
+@pytest.mark.parametrize(
+    "case", gap_params(CASES, lambda c: WIRE_VECTORS.gaps.get(c.id), ids=lambda c: f"wire/{c.id}")
+)
 def test_case(case: WireCase) -> None:
     actual = run_wire_case(case)
     assert actual == dict(case.expected)
@@ -56,12 +55,6 @@ def test_file_validates_against_meta_schema(path: Path) -> None:
     validator = jsonschema.Draft202012Validator(meta)
     data = json.loads(path.read_text("utf-8"))
     assert [f"{e.json_path}: {e.message}" for e in validator.iter_errors(data)] == []
-    assert hand_wire_problems(data) == []
-
-
-def test_hand_check_accepts_every_shipped_file(tmp_path: Path) -> None:
-    hand = load_wire_vectors(FOLDER, meta_schema=tmp_path / "absent.json")
-    assert [c.id for v in hand for c in v.cases] == [c.id for c in CASES]
 
 
 def test_each_format_has_its_own_file() -> None:
@@ -187,7 +180,7 @@ def test_a_planted_wrong_expectation_fails_with_both_sides(
     original = copy.deepcopy(data["cases"][number])
     plant(data["cases"][number])
     folder = _plant(tmp_path, "anthropic-messages", data)
-    failures = [f for f in run_wire_vectors(folder) if f.skipped is None]
+    failures = [f for f in WIRE_VECTORS.run(folder) if f.skipped is None]
     assert [(f.vector_id, f.case) for f in failures] == [
         ("anthropic-messages", original["description"])
     ]
@@ -205,7 +198,7 @@ def test_a_format_that_raises_something_else_fails_the_case(
     monkeypatch.setattr(_wire, "format_named", lambda name: Broken())
     case = next(c for c in CASES if c.kind == "response")
     assert run_wire_case(case) == {"raised": "RuntimeError: boom"}
-    [failure] = run_wire_vectors([next(v for v in VECTORS if v.id == case.vector_id)])[:1]
+    [failure] = WIRE_VECTORS.run([next(v for v in VECTORS if v.id == case.vector_id)])[:1]
     assert failure.actual == {"raised": "RuntimeError: boom"}
 
 
@@ -281,28 +274,20 @@ BAD_CASES: list[tuple[Any, str]] = [
 ]
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
 @pytest.mark.parametrize(("case", "place"), BAD_CASES, ids=[str(i) for i in range(len(BAD_CASES))])
-def test_malformed_file_names_file_and_json_path(
-    tmp_path: Path, hand: bool, case: Any, place: str
-) -> None:
-    if not hand:
-        pytest.importorskip("jsonschema")
+def test_malformed_file_names_file_and_json_path(tmp_path: Path, case: Any, place: str) -> None:
     path = _write(tmp_path, [case])
     with pytest.raises(VectorFileError) as info:
-        load_wire_vectors(tmp_path, meta_schema=tmp_path / "absent.json" if hand else META)
+        WIRE_VECTORS.load(tmp_path, meta_schema=META)
     assert str(path) in str(info.value)
     # jsonschema names a case that fits no kind at the case, its closest problem in brackets
     assert any(place in p for p in info.value.problems), info.value.problems
 
 
-@pytest.mark.parametrize("hand", [False, True], ids=["jsonschema", "hand-check"])
-def test_an_unknown_format_is_refused(tmp_path: Path, hand: bool) -> None:
-    if not hand:
-        pytest.importorskip("jsonschema")
+def test_an_unknown_format_is_refused(tmp_path: Path) -> None:
     _write(tmp_path, [{"description": "x", "events": [TEXT], "chunks": [STOP]}], fmt="grpc")
     with pytest.raises(VectorFileError) as info:
-        load_wire_vectors(tmp_path, meta_schema=tmp_path / "absent.json" if hand else META)
+        WIRE_VECTORS.load(tmp_path, meta_schema=META)
     assert any(p.startswith("$.format") for p in info.value.problems), info.value.problems
 
 
@@ -310,12 +295,12 @@ def test_repeated_descriptions_are_refused(tmp_path: Path) -> None:
     one = {"description": "same", "events": [TEXT], "chunks": [STOP]}
     cases = [one, {**one, "description": "Same"}]
     with pytest.raises(VectorFileError, match=r"\$\.cases\[1\]\.description: id 'small/same'"):
-        load_wire_vectors(_write(tmp_path, cases).parent, meta_schema=META)
+        WIRE_VECTORS.load(_write(tmp_path, cases).parent, meta_schema=META)
 
 
 def test_a_missing_directory_is_refused(tmp_path: Path) -> None:
     with pytest.raises(VectorFileError, match="is not a directory"):
-        load_wire_vectors(tmp_path / "absent")
+        WIRE_VECTORS.load(tmp_path / "absent")
 
 
 def test_wire_files_are_recognised_in_any_folder(

@@ -25,13 +25,8 @@ from harness_conformance.events import (
     TurnStartEvent,
     event_to_json,
 )
-from harness_conformance.invariants import (
-    ENV_VAR,
-    InvariantChecker,
-    Violation,
-    check_log,
-    profile_from_env,
-)
+from harness_conformance.invariants import InvariantChecker, Violation, check_log
+from harness_conformance.invariants._checker import ENV_VAR, profile_from_env
 
 
 def broken_log() -> list[Any]:

@@ -17,7 +17,7 @@ from harness_conformance.events import (
     ToolCallDeltaChunk,
     UsageChunk,
 )
-from harness_conformance.wire._chat_stream import ChatStreamAssembler, usage_from_wire
+from harness_conformance.wire import ChatStreamAssembler, usage_from_wire
 
 
 def delta(finish_reason: str | None = None, index: int = 0, **fields: Any) -> dict[str, Any]:

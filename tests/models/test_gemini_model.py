@@ -22,7 +22,6 @@ from harness_conformance.errors import LlmError
 from harness_conformance.events import BlockEndChunk, Chunk, FinishChunk
 from harness_conformance.invariants import check_log
 from harness_conformance.models import GeminiModel, ModelRequest, text_reply, tool_calls_reply
-from harness_conformance.models._gemini import split_base_url
 from harness_conformance.server import (
     ErrorResponse,
     HangResponse,
@@ -32,6 +31,7 @@ from harness_conformance.server import (
     TextResponse,
     ToolCallsResponse,
 )
+from harness_conformance.wire.gemini import split_base_url
 
 KEY = "AIza" + "SyLoopbackTestKey0123456789abcdefgh"
 MODEL = "gemini-test"

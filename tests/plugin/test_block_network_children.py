@@ -16,12 +16,8 @@ from pathlib import Path
 import pytest
 
 from harness_conformance.errors import CassetteError
-from harness_conformance.offline import (
-    BOOT_FOLDER,
-    CHILD_GUARD_ENV,
-    ChildUnguardedWarning,
-    child_guard,
-)
+from harness_conformance.offline import ChildUnguardedWarning, child_guard
+from harness_conformance.offline._child_guard import BOOT_FOLDER, CHILD_GUARD_ENV
 
 CONNECT = "import socket; socket.create_connection(('example.invalid', 80), timeout=1)"
 SWALLOW = f"""

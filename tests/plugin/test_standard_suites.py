@@ -12,7 +12,7 @@ import yaml
 from _chat_exchange import chat_exchange
 from _plugin_project import rewrite_module
 
-import harness_conformance.cassettes.foreign._replay as foreign_replay
+import harness_conformance.cassettes.foreign as foreign_replay
 from harness_conformance import Violation
 from harness_conformance.standard import validation_report
 

@@ -13,11 +13,9 @@ from harness_conformance.events import TextDeltaChunk
 from harness_conformance.models import model_for
 from harness_conformance.models._base import ModelRequest
 from harness_conformance.server import HangResponse, LoopbackModelServer
-from harness_conformance.server._formats import WRITERS, Reply
-from harness_conformance.server._script import RecordedRequest
-from harness_conformance.wire import format_named
+from harness_conformance.wire import FORMATS, RecordedRequest, Reply, format_named
 
-WRITER_NAMES = sorted(writer.name for _, writer in WRITERS)
+WRITER_NAMES = sorted(speaks.writer.name for speaks in FORMATS)
 
 
 def _request() -> RecordedRequest:
@@ -26,7 +24,7 @@ def _request() -> RecordedRequest:
 
 @pytest.mark.parametrize("name", WRITER_NAMES)
 def test_the_frames_before_a_stall_read_as_text_and_never_finish(name: str) -> None:
-    writer = next(w for _, w in WRITERS if w.name == name)
+    writer = next(f.writer for f in FORMATS if f.writer.name == name)
     reply = Reply(request=_request(), number=1, model="m", created=int(time.time()))
     frames = writer.hang_frames(HangResponse("Hello there", piece=3), reply)
     payloads, _ = parse_sse(b"".join(frames).decode("utf-8"))

@@ -237,7 +237,8 @@ def test_error_responses(bench: Bench) -> None:
     response = bench.post(server)
     assert response.status == 429
     assert response.getheader("retry-after") == "3"
-    assert json.loads(response.read())["error"]["type"] == "rate_limit_error"
+    error = json.loads(response.read())["error"]
+    assert (error["type"], error["code"]) == ("requests", "rate_limit_exceeded")
     response = bench.post(server)
     assert (response.status, json.loads(response.read())) == (
         402,

@@ -32,9 +32,11 @@ from harness_conformance.server import (
     TextResponse,
     ToolCallsResponse,
 )
-from harness_conformance.server._formats import Reply, writer_for
-from harness_conformance.server._responses import RESPONSES_WRITER, responses_usage
-from harness_conformance.wire.responses import OPENAI_RESPONSES
+from harness_conformance.server._formats import writer_for
+from harness_conformance.wire import OPENAI_RESPONSES, Reply
+from harness_conformance.wire.responses._serve import responses_usage
+
+RESPONSES_WRITER = OPENAI_RESPONSES.writer
 
 BODY = {"model": "gpt-4.1-mini", "input": [{"role": "user", "content": "hi"}]}
 USAGE = {"inputTokens": 10, "outputTokens": 5, "cacheReadTokens": 0, "reasoningTokens": 0}

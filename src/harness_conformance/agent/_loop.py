@@ -11,6 +11,11 @@ Tool calls of a step run one at a time, in call order, except that consecutive c
 of tools registered ``concurrency_safe=True`` run together, at most
 ``max_parallel_tool_calls`` at once (10 by default; None for no bound).
 
+The agent hears the tool waterfall (``tools/*`` events) of its own turns only: its
+registry, which other agents may share, tells every agent of each call, and each agent
+forwards the calls made inside its running turn. `aclose` takes the agent off the
+registry, as does its garbage collection.
+
 The invariant checker is off unless ``invariants`` is ``seed`` or ``strict``, or,
 when ``invariants`` is not given, the environment variable ``HARNESS_INVARIANTS`` is;
 ``invariants="off"`` keeps it off whatever the environment says.
@@ -18,9 +23,12 @@ when ``invariants`` is not given, the environment variable ``HARNESS_INVARIANTS`
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import time
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Literal, TypeVar
 
@@ -31,11 +39,18 @@ from ..models import Model
 from ..tools import Tool, ToolRegistry
 from ._message import Prompt, prompt_content
 from ._result import RetryPolicy, TurnResult
+from ._turn import Turn
 
 __all__ = ["Agent", "run_sync"]
 
 _E = TypeVar("_E")
 Status = Literal["idle", "running", "disposed"]
+
+_RUNNING: contextvars.ContextVar[Agent | None] = contextvars.ContextVar(
+    "harness_running_agent", default=None
+)
+"""The agent whose turn the current task belongs to (tool calls run in child tasks,
+which inherit it)."""
 
 
 def _now_ms() -> int:
@@ -44,8 +59,6 @@ def _now_ms() -> int:
 
 class Agent:
     """An agent over ``model`` with ``tools``; see the module docstring."""
-
-    __module__ = "harness_conformance"
 
     def __init__(
         self,
@@ -78,7 +91,10 @@ class Agent:
         self.history: list[dict[str, Any]] = []
         self.turns = 0
         self._listeners: list[object] = list(listeners)
-        self.tools.add_listener(_Forward(self))
+        self._forward = _Forward()
+        self.tools.add_listener(self._forward)
+        self._unlisten = weakref.finalize(self, _unlisten, self.tools, self._forward)
+        self._unlisten.atexit = False
         self._seq = 0
         self._scope: anyio.CancelScope | None = None
         self.stop_reason: dict[str, Any] | None = None
@@ -125,8 +141,6 @@ class Agent:
     async def run(self, prompt: Prompt) -> TurnResult:
         """Run one turn for a user prompt (text, or a list of content blocks such as
         ``{"type": "text", "text": ...}``); `cancel` (or cancelling the caller) aborts it."""
-        from ._turn import Turn
-
         content = prompt_content(prompt)
         if self.status == "disposed":
             raise RuntimeError("the agent is disposed; create a new one")
@@ -136,11 +150,13 @@ class Agent:
         self.turns += 1
         turn = Turn(self, self.turns)
         self.stop_reason = None
+        running = _RUNNING.set(self)
         try:
             with anyio.CancelScope() as scope:
                 self._scope = scope
                 await turn.run(content)
         finally:
+            _RUNNING.reset(running)
             self._scope = None
             self.stop_reason = None
             self._settle()
@@ -177,9 +193,11 @@ class Agent:
             self._scope.cancel()
 
     async def aclose(self) -> None:
-        """Dispose of the agent: cancel a running turn, then status ``disposed``."""
+        """Dispose of the agent: cancel a running turn, then status ``disposed``; the
+        agent's listener leaves its tool registry."""
         self.cancel()
         self._set_status("disposed")
+        self._unlisten()
         await self._close_model()
 
     async def __aenter__(self) -> Agent:
@@ -190,13 +208,20 @@ class Agent:
 
 
 class _Forward:
-    """Passes the registry's tool waterfall events on to the agent's listeners."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
+    """One agent's listener on its registry: passes the tool waterfall events of a call
+    made inside that agent's running turn on to the agent's listeners. It holds no
+    reference to the agent, so a registry never keeps an agent alive."""
 
     def on_event(self, event: Event) -> None:
-        self.agent.emit(event)
+        agent = _RUNNING.get()
+        if agent is not None and agent._forward is self:
+            agent.emit(event)
+
+
+def _unlisten(registry: ToolRegistry, forward: _Forward) -> None:
+    """Take ``forward`` off ``registry``, unless something took it off already."""
+    with contextlib.suppress(ValueError):
+        registry.remove_listener(forward)
 
 
 def run_sync(agent: Agent, prompt: Prompt) -> TurnResult:

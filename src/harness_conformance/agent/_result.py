@@ -20,8 +20,6 @@ class RetryPolicy:
     the first retry, no wait longer than 10 s.
     """
 
-    __module__ = "harness_conformance"
-
     attempts: int = 6
     """Model calls per step at most, the first included."""
     base_delay: float = 0.5
@@ -38,8 +36,6 @@ class RetryPolicy:
 @dataclass(frozen=True, kw_only=True)
 class TurnResult:
     """What one turn produced."""
-
-    __module__ = "harness_conformance"
 
     turn: int
     """The turn number."""

@@ -8,7 +8,7 @@ tool registered or replaced by an earlier call of the step counts for the later 
 
 from __future__ import annotations
 
-from ..schema._duplicates import read_arguments
+from ..schema import read_arguments
 from ..tools import ToolRegistry
 from ._message import PendingCall
 

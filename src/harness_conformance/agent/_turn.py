@@ -16,7 +16,8 @@ message, ``ABORTED`` results for running calls and a synthetic call with an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
 
 import anyio
 
@@ -32,6 +33,8 @@ from ..events import (
     AgentErrorEvent,
     AssistantChunkEvent,
     AssistantMessageEvent,
+    DurableEvent,
+    Event,
     FinishChunk,
     StepEndEvent,
     StepStartEvent,
@@ -41,24 +44,45 @@ from ..events import (
     TurnStartEvent,
     UserMessageEvent,
 )
-from ..models import ModelRequest, provider_of
-from ..tools import ToolCall, ToolExecutionResult
+from ..models import Model, ModelRequest, provider_of
+from ..tools import ToolCall, ToolExecutionResult, ToolRegistry
 from ._message import MessageBuilder, PendingCall, prompt_history
-from ._result import TurnResult
+from ._result import RetryPolicy, TurnResult
 from ._schedule import runs_alongside
 
-if TYPE_CHECKING:
-    from ._loop import Agent
-
-__all__ = ["Turn"]
+__all__ = ["Turn", "TurnHost"]
 
 _APPEND = {"surfaceOp": "append"}
+_E = TypeVar("_E")
+
+
+class TurnHost(Protocol):
+    """What a turn reads and calls on the agent that runs it (`Agent` is one)."""
+
+    model: Model
+    tools: ToolRegistry
+    system: str | None
+    settings: dict[str, Any]
+    retry: RetryPolicy
+    max_parallel_tool_calls: int | None
+    clock: Callable[[], int]
+    sleep: Callable[[float], Awaitable[None]]
+    new_id: Callable[[], str]
+    events: list[DurableEvent]
+    history: list[dict[str, Any]]
+    stop_reason: dict[str, Any] | None
+
+    def emit(self, event: Event) -> None:
+        """Hand an event to every listener."""
+
+    def durable(self, cls: Callable[..., _E], **fields: Any) -> _E:
+        """Create a durable event with the next seq, record it and emit it."""
 
 
 class Turn:
     """The state of one running turn; `Agent.run` drives it."""
 
-    def __init__(self, agent: Agent, number: int) -> None:
+    def __init__(self, agent: TurnHost, number: int) -> None:
         self.agent = agent
         self.number = number
         self.step = 0

@@ -14,8 +14,8 @@ document and a compressed body may decode to at most `MAX_BODY_BYTES` bytes (eac
 raised with an environment variable; see the guide).
 """
 
-from ..offline import LOOPBACK_HOSTS, NetworkGuard, block_network
-from ..parsing._yaml import ALIAS_BUDGET
+from ..offline import block_network
+from ..parsing import ALIAS_BUDGET
 from . import _format as serializer
 from ._decompress import MAX_BODY_BYTES
 from ._exchanges import Exchange, ExchangeRequest, write_exchanges
@@ -34,6 +34,7 @@ from ._match import (
     MATCH_ON,
     MatchingCassette,
     json_body_matcher,
+    parse_volatile_path,
     register_json_body,
     unused_error,
 )
@@ -41,11 +42,12 @@ from ._modes import (
     DEFAULT_MODE,
     MODES,
     CassetteUse,
-    is_ci,
+    refuse_secrets_now,
     resolve_mode,
     use_cassette,
 )
-from ._persist import CassettePersister, configure_vcr, make_vcr, write_atomically
+from ._names import refuse_secret_name, safe_part
+from ._persist import CassettePersister, configure_vcr, make_vcr, write_atomically, write_problem
 from ._secrets import (
     MIN_SECRET_LENGTH,
     REDACTED,
@@ -55,6 +57,7 @@ from ._secrets import (
     Scrubber,
     Secret,
     SecretFinding,
+    describe_findings,
     find_secrets,
     live_secrets,
     refuse_secrets,
@@ -77,7 +80,6 @@ __all__ = [
     "FORMAT_VERSION",
     "KEPT_REQUEST_HEADERS",
     "KEPT_RESPONSE_HEADERS",
-    "LOOPBACK_HOSTS",
     "MATCH_ON",
     "MAX_BODY_BYTES",
     "MIN_SECRET_LENGTH",
@@ -96,29 +98,33 @@ __all__ = [
     "Interaction",
     "InvalidToolCall",
     "MatchingCassette",
-    "NetworkGuard",
     "Scrubber",
     "Secret",
     "SecretFinding",
     "UncheckedToolCall",
     "areplay_foreign",
     "block_network",
+    "clear_caches",
     "configure_vcr",
     "decoded_response",
+    "describe_findings",
     "deserialize",
     "dump_json",
     "find_secrets",
-    "is_ci",
     "json_body_matcher",
     "live_secrets",
     "load_document",
     "load_foreign_cassette",
     "make_vcr",
     "parse_json",
+    "parse_volatile_path",
+    "refuse_secret_name",
     "refuse_secrets",
+    "refuse_secrets_now",
     "register_json_body",
     "replay_foreign",
     "resolve_mode",
+    "safe_part",
     "serialize",
     "serializer",
     "sse_items",
@@ -127,4 +133,20 @@ __all__ = [
     "use_cassette",
     "write_atomically",
     "write_exchanges",
+    "write_problem",
 ]
+
+
+def clear_caches() -> None:
+    """Empty the caches of this part: the parsed cassette files kept for the next load,
+    the canonical request bodies and volatile paths of matching, the JSON encoders of
+    the body styles, and the tool schemas foreign replays imported."""
+    from ._json_style import clear_encoders
+    from ._match import clear_match_caches
+    from ._persist import clear_parsed_cassettes
+    from .foreign._replay import clear_spec_cache
+
+    clear_parsed_cassettes()
+    clear_match_caches()
+    clear_encoders()
+    clear_spec_cache()

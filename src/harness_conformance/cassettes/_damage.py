@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from ..parsing._yaml import compose_yaml
+from ..parsing import compose_yaml
 
 __all__ = ["REPAIR", "Corrupt", "Field", "expect", "kind_of", "mark_of", "render_field"]
 

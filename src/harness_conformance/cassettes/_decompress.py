@@ -22,8 +22,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..parsing._limits import integer_limit
-from ..parsing._zstd import zstd_error, zstd_pieces
+from ..parsing import integer_limit, zstd_error, zstd_pieces
 
 __all__ = [
     "ENCODINGS",

@@ -29,7 +29,7 @@ from vcr.serializers import yamlserializer  # type: ignore[import-untyped]
 
 from .._version import __version__
 from ..errors import CassetteError
-from ..parsing._yaml import YamlTextError, load_yaml
+from ..parsing import YamlTextError, load_yaml
 from ._damage import Corrupt, Field, expect, kind_of, mark_of, render_field
 from ._decompress import (
     ENCODINGS,

@@ -20,7 +20,7 @@ import re
 import urllib.parse
 from collections.abc import Iterator
 
-from ..redaction._redact import Redactor
+from ..redaction import Redactor
 from ._key_patterns import KEYED
 
 __all__ = ["INVISIBLE", "hidden_hits", "scrub_userinfo"]

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["DECODER", "dump_json", "parse_json"]
+__all__ = ["DECODER", "clear_encoders", "dump_json", "parse_json"]
 
 _BASES: Mapping[str, Mapping[str, Any]] = {
     "compact": {"separators": (",", ":")},
@@ -48,6 +48,12 @@ def _split_style(style: str) -> tuple[Mapping[str, Any], bool, bool]:
 
 
 _ENCODERS: dict[str, tuple[json.JSONEncoder, bool]] = {}
+"""An encoder per style met; the styles are few (`_split_style` refuses the others)."""
+
+
+def clear_encoders() -> None:
+    """Forget the encoder kept for each JSON style."""
+    _ENCODERS.clear()
 
 
 def dump_json(value: Any, style: str) -> str:

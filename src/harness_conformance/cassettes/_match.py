@@ -49,6 +49,7 @@ __all__ = [
     "Matcher",
     "MatchingCassette",
     "canonical_body",
+    "clear_match_caches",
     "json_body",
     "json_body_matcher",
     "mismatch_error",
@@ -158,6 +159,13 @@ def _canonical_bytes(body: bytes, volatile: tuple[str, ...]) -> str:
         # Not JSON, or JSON nested too deeply to walk: compared as its text.
         text = body.decode("utf-8", "backslashreplace")
         return "(body is not JSON)\n" + text
+
+
+def clear_match_caches() -> None:
+    """Forget the parsed volatile paths and the canonical request bodies kept for
+    matching."""
+    parse_volatile_path.cache_clear()
+    _canonical_bytes.cache_clear()
 
 
 def _canonical_value(value: object, volatile: tuple[str, ...]) -> str:

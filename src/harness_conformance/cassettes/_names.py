@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable
 
 from ..errors import CassetteError
-from ..redaction._secret import Secret
+from ..redaction import Secret
 from ._secrets import describe_findings, find_secrets
 
 __all__ = ["MAX_NAME_BYTES", "refuse_secret_name", "safe_part", "sanitize"]

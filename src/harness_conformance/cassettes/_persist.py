@@ -49,8 +49,7 @@ from vcr.serializers import (  # type: ignore[import-untyped]
 )
 
 from ..errors import CassetteError
-from ..parsing._json import parse_json
-from ..parsing._yaml import load_yaml
+from ..parsing import load_yaml, parse_json
 from . import _format
 from ._file_lock import cassette_lock, remove_stale_temporaries
 from ._secrets import SECRET_HEADERS, Scrubber, Secret, refuse_secrets
@@ -58,6 +57,7 @@ from ._unpatch import unpatching_use_cassette
 
 __all__ = [
     "CassettePersister",
+    "clear_parsed_cassettes",
     "configure_vcr",
     "make_vcr",
     "write_atomically",
@@ -142,8 +142,18 @@ class _ParsedCache:
         for key in [key for key in self._entries if key[0] == path_key]:
             del self._entries[key]
 
+    def clear(self) -> None:
+        self._entries.clear()
+
 
 _PARSED = _ParsedCache()
+
+
+def clear_parsed_cassettes() -> None:
+    """Forget the parsed cassette files kept for the next load (the next load of each
+    parses it again)."""
+    _PARSED.clear()
+
 
 _CACHED_SERIALIZERS = {id(_format): "harness_conformance", id(yamlserializer): "yaml"}
 """Serializers whose parsed documents are cached (a foreign one may keep state)."""

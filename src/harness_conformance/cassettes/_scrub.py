@@ -17,8 +17,7 @@ from typing import Any
 
 from vcr.request import Request  # type: ignore[import-untyped]
 
-from ..redaction._redact import Redactor, redact_split
-from ..redaction._secret import REDACTED, Secret, declared_secrets
+from ..redaction import REDACTED, Redactor, Secret, declared_secrets, redact_split
 from ._decompress import BodyTooLarge, content_encodings, decode_layers
 from ._format import decoded_response
 from ._hidden_secrets import scrub_userinfo

@@ -19,13 +19,16 @@ from typing import Any
 import yaml
 
 from ..errors import CassetteError
-from ..redaction._redact import Redactor, crossing, joined_texts, text_streams
-from ..redaction._secret import (
+from ..redaction import (
     MIN_SECRET_LENGTH,
     REDACTED,
     SECRET_ENV_VARS,
+    Redactor,
     Secret,
+    crossing,
     declared_secrets,
+    joined_texts,
+    text_streams,
 )
 from ._binary_bodies import binary_bodies
 from ._hidden_secrets import hidden_hits
@@ -179,7 +182,7 @@ def _an_identifier(token: str, before: re.Match[str] | None, field: str) -> bool
 
 
 def _compose(text: str) -> yaml.Node | None:
-    from ..parsing._yaml import compose_yaml
+    from ..parsing import compose_yaml
 
     try:
         return compose_yaml(text)

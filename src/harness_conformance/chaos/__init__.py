@@ -29,7 +29,7 @@ from ._chunkings import (
     no_cuts,
     places,
 )
-from ._fault_strategies import faults
+from ._fault_strategies import applicable_kinds, faults
 from ._faults import FAULT_KINDS, FAULT_LABELS, Fault, fault_code
 from ._outline import differences, outline
 from ._replay import (
@@ -58,6 +58,7 @@ __all__ = [
     "SdkMissing",
     "SeenRequest",
     "ServedResponse",
+    "applicable_kinds",
     "areplay_rechunked",
     "as_cuts_for",
     "cassette_chunkings",
@@ -78,3 +79,18 @@ __all__ = [
     "served_responses",
     "split_at",
 ]
+
+# The module users import these from, where pickle finds them too.
+for _cls in (
+    ChaosReplay,
+    Fault,
+    FuzzExample,
+    FuzzFailure,
+    FuzzResult,
+    ReplayTransport,
+    SdkMissing,
+    SeenRequest,
+    ServedResponse,
+):
+    _cls.__module__ = __name__
+del _cls

@@ -45,15 +45,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, fields
-from http import HTTPStatus
 from typing import Any
+
+from ..wire import format_named
 
 __all__ = [
     "EVENT_KINDS",
     "FAULT_KINDS",
     "FAULT_LABELS",
     "Fault",
-    "chat_says_something",
     "events_of",
     "fault_code",
     "spoiled_body",
@@ -112,8 +112,6 @@ _DATA = re.compile(rb"^data:[ ]?([^\r\n]*)", re.MULTILINE)
 @dataclass(frozen=True, kw_only=True)
 class Fault:
     """A fault on the response to one recorded interaction (see the module docstring)."""
-
-    __module__ = "harness_conformance"
 
     interaction: int
     """The index of the recorded interaction whose response is spoiled."""
@@ -249,19 +247,17 @@ def _json_type(value: object) -> str:
     return found or ("an array" if isinstance(value, list) else f"a {type(value).__name__}")
 
 
-def fault_code(fault: Fault) -> str | None:
-    """The `LlmError` code the loop ends a turn with when ``fault`` is not retried; None
-    for a fault that changes nothing (``keep-alive-flood``)."""
+def fault_code(fault: Fault, wire: str = "openai-chat") -> str | None:
+    """The `LlmError` code the loop ends a turn with when ``fault``, on a response in
+    format ``wire``, is not retried; None for a fault that changes nothing
+    (``keep-alive-flood``). A ``status`` fault has the code the format reads its own
+    answer (`status_answer`) as."""
     if fault.kind == "status":
-        if fault.status == 429:
-            return "RATE_LIMIT"
-        if fault.status >= 500:
-            return "SERVER"
-        if fault.status in (400, 413, 422) and fault.context:
-            return "CONTEXT_WINDOW_EXCEEDED"
-        if fault.status in (401, 403):
-            return "AUTH"
-        return "INVALID_REQUEST"
+        headers, body = status_answer(fault, wire)
+        failure = format_named(wire).failure(
+            fault.status, json.loads(body), headers, request_id=None
+        )
+        return failure.code
     return {
         "reset-before-body": "TRANSPORT",
         "reset-during-body": "TRANSPORT",
@@ -294,48 +290,6 @@ def _data(event: bytes) -> Any:
         return found.group(1).decode("utf-8", "replace")
 
 
-def _ends(wire: str, data: Any) -> bool:
-    """Whether an event's data carries the finish of the reply in format ``wire``."""
-    if not isinstance(data, dict):
-        return False
-    if wire == "openai-chat":
-        choices = data.get("choices")
-        return isinstance(choices, list) and any(
-            isinstance(c, dict) and isinstance(c.get("finish_reason"), str) for c in choices
-        )
-    if wire == "anthropic-messages":
-        return data.get("type") in ("message_delta", "message_stop")
-    if wire == "openai-responses":
-        return data.get("type") in ("response.completed", "response.incomplete", "response.failed")
-    candidates = data.get("candidates")
-    return isinstance(candidates, list) and any(
-        isinstance(c, dict) and c.get("finishReason") for c in candidates
-    )
-
-
-def chat_says_something(data: Any) -> bool:
-    """Whether a chat-completions event's data carries text, reasoning or a tool call."""
-    choices = data.get("choices") if isinstance(data, dict) else None
-    for choice in choices if isinstance(choices, list) else []:
-        delta = choice.get("delta") if isinstance(choice, dict) else None
-        if isinstance(delta, dict) and any(
-            delta.get(key) for key in ("content", "reasoning_content", "reasoning", "refusal")
-        ):
-            return True
-        if isinstance(delta, dict) and delta.get("tool_calls"):
-            return True
-    return False
-
-
-def _closes(wire: str, datas: dict[int, Any], index: int) -> bool:
-    """Whether event ``index`` of a chat-completions stream is a closing usage chunk:
-    usage and no content, and no content after it (the chat reader's other end)."""
-    data = datas[index]
-    if wire != "openai-chat" or not isinstance(data, dict) or data.get("usage") is None:
-        return False
-    return not any(chat_says_something(datas[i]) for i in datas if i >= index)
-
-
 def _newline(body: bytes) -> bytes:
     return b"\r\n" if b"\r\n" in body else b"\n"
 
@@ -348,14 +302,12 @@ def spoiled_body(fault: Fault, wire: str, body: bytes) -> bytes:
     if not with_data:
         raise ValueError(f"interaction {fault.interaction}: the body has no event to spoil")
     if fault.kind == "truncated":
-        datas = {i: _data(events[i]) for i in with_data}
-        end = next(
-            (i for i in with_data if _ends(wire, datas[i]) or _closes(wire, datas, i)),
-            next((i for i in with_data if datas[i] == "[DONE]"), len(events)),
-        )
+        speaks = format_named(wire)
+        last = speaks.reply_end([_data(events[i]) for i in with_data])
+        end = len(events) if last is None else with_data[last]
         kept = b"".join(events[: min(fault.at, end)])
-        if fault.done and wire == "openai-chat":
-            kept += b"data: [DONE]" + _newline(body) * 2
+        if fault.done and speaks.stream_done is not None:
+            kept += b"data: " + speaks.stream_done.encode("utf-8") + _newline(body) * 2
         return kept
     chosen = with_data[min(fault.at, len(with_data) - 1)]
     if fault.kind == "malformed-event":
@@ -370,53 +322,18 @@ def spoiled_body(fault: Fault, wire: str, body: bytes) -> bytes:
     raise ValueError(f"a {fault.kind} fault does not rewrite events")
 
 
-_RPC_STATUS = {400: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL"}
-_ANTHROPIC_TYPES = {400: "invalid_request_error", 429: "rate_limit_error", 529: "overloaded_error"}
-
-
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return f"HTTP {status}"
-
-
 def status_answer(fault: Fault, wire: str) -> tuple[dict[str, str], bytes]:
     """The headers and body of a ``status`` fault's answer in format ``wire``: the error
-    object that format's server sends (``{"type": "error", "error": {...}}`` for
-    Anthropic Messages, ``{"error": {"code", "message", "status"}}`` with a google.rpc
-    status for Gemini, ``{"error": {"message", "type", "param", "code"}}`` otherwise)."""
-    status = fault.status
-    message = CONTEXT_MESSAGE if fault.context else _phrase(status)
-    headers = {"content-type": "application/json"}
+    body that format's API sends with the status (`WireFormat.error_answer`), worded as
+    a context-length refusal with ``context``, and the ``retry-after`` header (which a
+    Gemini 429 also carries as a ``RetryInfo`` detail)."""
+    answer = format_named(wire).error_answer(
+        fault.status,
+        message=CONTEXT_MESSAGE if fault.context else None,
+        retry_after=fault.retry_after,
+        context=fault.context,
+    )
+    headers = {"content-type": answer.content_type}
     if fault.retry_after is not None:
         headers["retry-after"] = str(fault.retry_after)
-    body: dict[str, Any]
-    if wire == "anthropic-messages":
-        kind = _ANTHROPIC_TYPES.get(
-            status, "api_error" if status >= 500 else "invalid_request_error"
-        )
-        body = {"type": "error", "error": {"type": kind, "message": message}}
-    elif wire == "gemini":
-        rpc = _RPC_STATUS.get(status, "UNAVAILABLE" if status >= 500 else "FAILED_PRECONDITION")
-        error: dict[str, Any] = {"code": status, "message": message, "status": rpc}
-        if status == 429 and fault.retry_after is not None:
-            error["details"] = [
-                {
-                    "@type": "type.googleapis.com/google.rpc.RetryInfo",
-                    "retryDelay": f"{fault.retry_after}s",
-                }
-            ]
-        body = {"error": error}
-    else:
-        kind = "requests" if status == 429 else "server_error" if status >= 500 else ""
-        code = "context_length_exceeded" if fault.context else None
-        body = {
-            "error": {
-                "message": message,
-                "type": kind or "invalid_request_error",
-                "param": None,
-                "code": "rate_limit_exceeded" if status == 429 else code,
-            }
-        }
-    return headers, json.dumps(body, separators=(",", ":")).encode("utf-8")
+    return headers, answer.body

@@ -25,7 +25,6 @@ request goes to the transport.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,14 +33,11 @@ from typing import Any
 import anyio
 import httpx2
 
-from ..cassettes.foreign import ForeignReplay, Interaction
-from ..cassettes.foreign._plan import SessionPlan
-from ..cassettes.foreign._replay import areplay_sessions
+from ..cassettes.foreign import ForeignReplay, Interaction, SessionPlan, areplay_sessions
 from ..errors import LlmError, LlmFailure
 from ..events import Chunk
-from ..models import PROVIDERS, Model, ModelRequest, model_for, provider_of
-from ..models._gemini import split_base_url
-from ..wire import WireFormat
+from ..models import Model, ModelRequest, model_for, provider_of
+from ..wire import WireFormat, format_named
 from ._chunkings import no_cuts
 from ._fault_strategies import applicable_kinds
 from ._faults import Fault
@@ -65,8 +61,6 @@ _KEY = "chaos-replay-key"
 class ChaosReplay:
     """A cassette replayed through the SDK clients with re-chunked response bodies."""
 
-    __module__ = "harness_conformance"
-
     replay: ForeignReplay
     """The sessions, as `replay_foreign` describes them."""
     cuts: Mapping[int, tuple[int, ...]]
@@ -83,14 +77,12 @@ class ChaosReplay:
 def _base_url(wire: str, recorded: str) -> str:
     if recorded.startswith(("http://", "https://")):
         return recorded
-    return PROVIDERS[wire].base_url
+    return format_named(wire).provider.base_url
 
 
 class SdkMissing(ImportError):
     """The provider SDK a wire format is read with is not installed; the message names
     the ``harness-conformance`` extra that brings it."""
-
-    __module__ = "harness_conformance.chaos"
 
     def __init__(self, wire: str, package: str, extra: str | None) -> None:
         install = (
@@ -102,39 +94,25 @@ class SdkMissing(ImportError):
             name=package,
         )
         self.wire = wire
+        self.package = package
         self.extra = extra
 
-
-def _sdk(wire: str, module: str, package: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise SdkMissing(wire, package, PROVIDERS[wire].extra) from exc
+    def __reduce__(self) -> tuple[type[SdkMissing], tuple[str, str, str | None]]:
+        return (type(self), (self.wire, self.package, self.extra))
 
 
 def sdk_client(wire: str, base_url: str, http: httpx2.AsyncClient) -> Any:
     """The provider SDK client for format ``wire`` sending through ``http``, with SDK
-    retries off and a placeholder key. Raises `SdkMissing` when the format's SDK is not
-    installed."""
-    if wire in ("openai-chat", "openai-responses"):
-        openai = _sdk(wire, "openai", "openai")
-
-        return openai.AsyncOpenAI(api_key=_KEY, base_url=base_url, max_retries=0, http_client=http)
-    if wire == "anthropic-messages":
-        anthropic = _sdk(wire, "anthropic", "anthropic")
-
-        root = base_url.rstrip("/").removesuffix("/v1")
-        return anthropic.AsyncAnthropic(
-            api_key=_KEY, base_url=root, max_retries=0, http_client=http
-        )
-    if wire == "gemini":
-        genai = _sdk(wire, "google.genai", "google-genai")
-        types = _sdk(wire, "google.genai.types", "google-genai")
-
-        root, version = split_base_url(base_url)
-        options = types.HttpOptions(base_url=root, api_version=version, httpx_async_client=http)
-        return genai.Client(vertexai=False, api_key=_KEY, http_options=options)
-    raise ValueError(f"no SDK client for the wire format {wire!r}")
+    retries off and a placeholder key (`WireFormat.sdk_client`). Raises `SdkMissing`
+    when the format's SDK is not installed."""
+    try:
+        speaks = format_named(wire)
+    except KeyError:
+        raise ValueError(f"no SDK client for the wire format {wire!r}") from None
+    try:
+        return speaks.sdk_client(base_url, http, api_key=_KEY)
+    except ImportError as exc:
+        raise SdkMissing(wire, speaks.provider.sdk, speaks.provider.extra) from exc
 
 
 class _TransportModel:

@@ -23,7 +23,7 @@ served as ``text/event-stream``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,8 +42,6 @@ _EVENT_ENDS = (b"\n\n", b"\r\r", b"\r\n\r\n")
 class ServedResponse:
     """One recorded response as the replay transport serves it."""
 
-    __module__ = "harness_conformance"
-
     interaction: int
     """The index of the recorded interaction."""
     status: int
@@ -56,23 +54,6 @@ class ServedResponse:
 
 def _json(value: object) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def _frames(wire: str, events: Sequence[object]) -> bytes:
-    """``events`` framed as the server of format ``wire`` sends them."""
-    out: list[bytes] = []
-    for event in events:
-        data = _json(event)
-        if wire in ("anthropic-messages", "openai-responses") and isinstance(event, Mapping):
-            kind = str(event.get("type") or "message")
-            out.append(b"event: " + kind.encode("utf-8") + b"\ndata: " + data + b"\n\n")
-        elif wire == "gemini":
-            out.append(b"data: " + data + b"\r\n\r\n")
-        else:
-            out.append(b"data: " + data + b"\n\n")
-    if wire == "openai-chat":
-        out.append(b"data: [DONE]\n\n")
-    return b"".join(out)
 
 
 def _closed(stream: bytes) -> bytes:
@@ -112,7 +93,7 @@ def served_response(interaction: Interaction, wire: WireFormat) -> ServedRespons
             except LlmError:
                 pass  # served as recorded: the model reads a body that is no event stream
             else:
-                body = _frames(wire.name, events)
+                body = wire.frame_events(events)
                 headers["content-type"] = _EVENT_STREAM
     elif interaction.raw_body is None and interaction.body_kind == "json":
         headers.setdefault("content-type", "application/json")

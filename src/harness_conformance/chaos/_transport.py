@@ -44,8 +44,6 @@ CutsFor = Callable[[int, bytes], Sequence[int]]
 class SeenRequest:
     """A request the transport received."""
 
-    __module__ = "harness_conformance"
-
     method: str
     """The HTTP method."""
     url: str
@@ -103,8 +101,6 @@ class ReplayTransport(httpx2.AsyncBaseTransport, httpx2.BaseTransport):
     time by ``fault``, for requests in format ``wire``. ``on_last`` is called when the
     last response is taken, before it is sent. It serves an ``httpx2.AsyncClient`` and
     an ``httpx2.Client`` alike."""
-
-    __module__ = "harness_conformance"
 
     def __init__(
         self,

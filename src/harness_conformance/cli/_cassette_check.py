@@ -23,7 +23,7 @@ from ._report import InputFile, unreadable
 if TYPE_CHECKING:
     import yaml
 
-    from ..cassettes.foreign._replay import ForeignReplay
+    from ..cassettes.foreign import ForeignReplay
 
 __all__ = ["CassetteResult", "acheck_cassette", "check_cassette"]
 
@@ -83,7 +83,7 @@ def _secrets_in(
     path: Path, text: str, tree: Callable[[], yaml.Node | None] | None = None
 ) -> CassetteError | None:
     """`_secret_error` of a text already read (and composed, when ``tree`` is given)."""
-    from ..cassettes._secrets import REDACTED, describe_findings, find_secrets
+    from ..cassettes import REDACTED, describe_findings, find_secrets
 
     findings = find_secrets(text, tree=tree)
     if not findings:
@@ -117,7 +117,7 @@ async def acheck_cassette(file: InputFile, profile: str) -> CassetteResult:
     anything is built from them, so the file is read and composed once. A file that does
     not load that far is scanned as text, and a secret in it is reported before the
     reason it does not load."""
-    from ..cassettes.foreign._replay import areplay_foreign
+    from ..cassettes.foreign import areplay_foreign
 
     if file.problem is not None:
         error = CassetteError(file.problem, code="CASSETTE_MISSING", path=str(file.path))

@@ -2,7 +2,8 @@
 
 ``DIR`` is a conformance directory holding ``schema/``, ``invariants/``, ``replay/``,
 ``errors/`` and ``wire/`` (each kind runs when its folder exists), or one kind's folder itself;
-without it the command runs the vectors this package ships (:func:`shipped_vectors`). The
+without it the command runs the vectors this package ships
+(`harness_conformance.conformance.shipped_vectors`). The
 command prints a table per kind (one row per vector), every failure with what the
 vector expects and what this library gave, and the totals; the exit status is 1 when
 anything failed and 2 for a missing directory or a malformed vector file.
@@ -12,35 +13,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..parsing._json import parse_json
+from ..parsing import parse_json
 from ._output import Progress, UsageError, plural, render_table
 from ._report import unreadable
 
-__all__ = ["KINDS", "add_conformance", "detect_kinds", "shipped_vectors"]
+if TYPE_CHECKING:
+    from ..conformance import VectorFailure, VectorKind
 
-KINDS = ("schema", "invariants", "replay", "errors", "wire")
-"""The kinds of vectors, in the order they run."""
-
-PACKAGED_FOLDER = "_vectors"
-"""The folder inside the installed package that holds the repository's ``conformance/``."""
-
-
-def shipped_vectors() -> Path | None:
-    """The conformance folder this package ships: the copy inside an installed wheel, or
-    the repository's ``conformance/`` when the package runs from a source checkout."""
-    packaged = files("harness_conformance") / PACKAGED_FOLDER
-    if isinstance(packaged, Path) and (packaged / "meta").is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parents[3] / "conformance"
-    if (checkout / "meta").is_dir() and (checkout.parent / "pyproject.toml").is_file():
-        return checkout
-    return None
+__all__ = ["add_conformance", "detect_kinds"]
 
 
 @dataclass
@@ -55,10 +39,12 @@ class _Row:
 
 def detect_kinds(directory: Path) -> list[tuple[str, Path]]:
     """The kinds of vectors ``directory`` holds, with their folders."""
-    found = [(kind, directory / kind) for kind in KINDS if (directory / kind).is_dir()]
+    from ..conformance import VECTOR_KINDS
+
+    found = [(kind, directory / kind) for kind in VECTOR_KINDS if (directory / kind).is_dir()]
     if found:
         return found
-    if directory.name in KINDS:
+    if directory.name in VECTOR_KINDS:
         return [(directory.name, directory)]
     if any((sub / "cassette.yaml").is_file() for sub in directory.iterdir() if sub.is_dir()):
         return [("replay", directory)]
@@ -96,108 +82,25 @@ def _shows_errors(document: object) -> bool:
     )
 
 
-def _run_tallied(
-    kind: str,
-    vectors: Sequence[Any],
-    run: Callable[[list[Any]], list[Any]],
-    checks: Callable[[Any], int],
-    progress: Progress,
-) -> tuple[list[_Row], list[Any]]:
-    """Run schema, invariant, error or wire vectors one at a time, one table row each."""
-    rows, outcomes = [], []
-    for vector in vectors:
-        found = run([vector])
-        rows.append(_tally(vector.id, checks(vector), found))
-        outcomes += found
-        progress.advance(f"{kind}/{vector.id}")
+def _run_kind(
+    kind: VectorKind[Any, Any], folder: Path, progress: Progress
+) -> tuple[list[_Row], list[VectorFailure]]:
+    """Run the vectors of one kind's folder one at a time, one table row each."""
+    rows: list[_Row] = []
+    outcomes: list[VectorFailure] = []
+    for vector in kind.load(folder):
+        run = kind.run_vector(vector)
+        rows.append(_Row(vector.id, run.checks, failed=run.failed, skipped=run.skipped))
+        outcomes += run.failures
+        progress.advance(f"{kind.name}/{vector.id}")
     return rows, outcomes
 
 
-def _run_schema(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
-    from ..conformance import load_schema_vectors, run_schema_vectors
+def _count(kinds: list[tuple[str, Path]]) -> int:
+    """How many vectors the kinds' folders hold, for the progress bar."""
+    from ..conformance import VECTOR_KINDS
 
-    # A schema vector's compiled schema is one check beside its cases and refusals.
-    return _run_tallied(
-        "schema",
-        load_schema_vectors(folder),
-        run_schema_vectors,
-        lambda vector: vector.checks,
-        progress,
-    )
-
-
-def _run_invariants(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
-    from ..conformance import load_invariant_vectors, run_invariant_vectors
-
-    return _run_tallied(
-        "invariants",
-        load_invariant_vectors(folder),
-        run_invariant_vectors,
-        lambda vector: len(vector.cases),
-        progress,
-    )
-
-
-def _run_errors(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
-    from ..conformance import load_error_vectors, run_error_vectors
-
-    return _run_tallied(
-        "errors",
-        load_error_vectors(folder),
-        run_error_vectors,
-        lambda vector: len(vector.cases),
-        progress,
-    )
-
-
-def _run_wire(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
-    from ..conformance import load_wire_vectors, run_wire_vectors
-
-    return _run_tallied(
-        "wire",
-        load_wire_vectors(folder),
-        run_wire_vectors,
-        lambda vector: len(vector.cases),
-        progress,
-    )
-
-
-def _run_replay(folder: Path, progress: Progress) -> tuple[list[_Row], list[Any]]:
-    from ..conformance import load_replay_vectors, run_replay_vector
-
-    vectors = load_replay_vectors(folder)
-    rows, outcomes = [], []
-    for vector in vectors:
-        found = run_replay_vector(vector)
-        # A replay vector is two checks: the event log and the outcome.
-        failed = {"events" if f.case.startswith("events") else "outcome" for f in found}
-        row = _Row(vector.id, 2, failed=len(failed))
-        if any(f.skipped for f in found):
-            row = _Row(vector.id, 2, skipped=2)
-        rows.append(row)
-        outcomes += found
-        progress.advance(f"replay/{vector.id}")
-    return rows, outcomes
-
-
-_RUNNERS: dict[str, Callable[[Path, Progress], tuple[list[_Row], list[Any]]]] = {
-    "schema": _run_schema,
-    "invariants": _run_invariants,
-    "replay": _run_replay,
-    "errors": _run_errors,
-    "wire": _run_wire,
-}
-
-
-def _tally(vector: str, checks: int, found: Sequence[Any]) -> _Row:
-    skipped = sum(1 for f in found if f.skipped is not None)
-    return _Row(vector, checks, failed=len(found) - skipped, skipped=skipped)
-
-
-def _count(folder: Path, kind: str) -> int:
-    if kind == "replay":
-        return sum(1 for sub in folder.iterdir() if sub.is_dir())
-    return len(list(folder.glob("*.json")))
+    return sum(len(VECTOR_KINDS[kind].sources(folder)) for kind, folder in kinds)
 
 
 def _show(value: Any) -> str:
@@ -205,7 +108,7 @@ def _show(value: Any) -> str:
 
 
 def _run_conformance(args: argparse.Namespace) -> int:
-    from ..conformance import VectorFileError
+    from ..conformance import VECTOR_KINDS, VectorFileError, shipped_vectors
 
     if args.directory is None:
         found = shipped_vectors()
@@ -225,12 +128,11 @@ def _run_conformance(args: argparse.Namespace) -> int:
             f"{directory} holds no conformance vectors: expected schema/, invariants/, "
             "replay/, errors/ or wire/ folders, or vector files"
         )
-    results: list[tuple[str, Path, list[_Row], list[Any]]] = []
-    total = sum(_count(folder, kind) for kind, folder in kinds)
-    with Progress(total, "conformance") as progress:
+    results: list[tuple[str, Path, list[_Row], list[VectorFailure]]] = []
+    with Progress(_count(kinds), "conformance") as progress:
         for kind, folder in kinds:
             try:
-                rows, outcomes = _RUNNERS[kind](folder, progress)
+                rows, outcomes = _run_kind(VECTOR_KINDS[kind], folder, progress)
             except VectorFileError as exc:
                 raise UsageError(str(exc)) from None
             except Exception as exc:  # the last line of defence: one line, never a traceback

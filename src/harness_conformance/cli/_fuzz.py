@@ -41,7 +41,7 @@ from ._report import (
 )
 
 if TYPE_CHECKING:  # the engine (SDK clients, Hypothesis) loads when the command runs
-    from ..chaos.fuzz._examples import FuzzExample
+    from ..chaos.fuzz import FuzzExample
 
 __all__ = ["add_fuzz", "fuzz_cassette_file"]
 
@@ -68,7 +68,7 @@ def fuzz_cassette_file(file: InputFile, examples: int, seed: int, start: int = 0
     """Fuzz one input file (``start`` as `fuzz_cassette` takes it); a file that cannot be
     read, holds a secret or fails in a way the readers do not name is an error result,
     never the end of the run."""
-    from ..chaos.fuzz._engine import FuzzResult, fuzz_cassette
+    from ..chaos.fuzz import FuzzResult, fuzz_cassette
 
     path = str(file.path)
     error: CassetteError | None = None
@@ -154,7 +154,7 @@ def _parse_example(value: str) -> FuzzExample:
     """The example ``--reproduce`` gives; a `UsageError` naming the text or the file for
     text too large or too deep, text that is not JSON, and a JSON form that is no
     example."""
-    from ..chaos.fuzz._examples import FuzzExample
+    from ..chaos.fuzz import FuzzExample
 
     text, source = _example_text(value)
     if _too_deep(text):
@@ -198,7 +198,7 @@ def _reproduce(args: argparse.Namespace) -> int:
             f"--reproduce replays one example on one cassette: give exactly one cassette "
             f"file, not {' '.join(args.paths)}"
         )
-    from ..chaos.fuzz._engine import run_example
+    from ..chaos.fuzz import run_example
 
     path = Path(args.paths[0])
     example = _parse_example(args.reproduce)

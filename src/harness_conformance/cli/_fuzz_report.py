@@ -14,8 +14,7 @@ from ._output import render_table
 from ._report import InputFile
 
 if TYPE_CHECKING:
-    from ..chaos.fuzz._engine import FuzzResult
-    from ..chaos.fuzz._examples import FuzzExample
+    from ..chaos.fuzz import FuzzExample, FuzzResult
 
 __all__ = ["REPORT_VERSION", "Fuzzed", "fuzz_report", "render_fuzz", "summary"]
 
@@ -73,7 +72,7 @@ def _row(item: Fuzzed) -> list[str]:
 def _properties(items: Sequence[Fuzzed]) -> dict[str, dict[str, int]]:
     """Examples, cassettes and failures per property, chunking first, then the fault
     labels in `FAULT_LABELS` order."""
-    from ..chaos._faults import FAULT_LABELS
+    from ..chaos import FAULT_LABELS
 
     found: dict[str, dict[str, int]] = {}
     for item in items:

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .._version import __version__
-from ..redaction._redact import Redactor
-from ..redaction._secret import Secret, declared_secrets
+from ..redaction import Redactor, Secret, declared_secrets
 from . import _check_log, _conformance, _fuzz, _record, _reenact, _replay, _show, _validate
 from ._output import UsageError
 

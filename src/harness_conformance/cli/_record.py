@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cassettes._persist import write_problem
+from ..cassettes import write_problem
 from ..errors import CassetteError
 from ..events import DurableEvent, ToolCallEvent, ToolResultEvent
-from ..models._providers import PROVIDERS
+from ..models import PROVIDERS
 from ..recording import (
     Recording,
     ScenarioError,
@@ -26,8 +26,7 @@ from ..recording import (
     record_scenario,
     scenario_from_prompts,
 )
-from ..redaction._redact import Redactor
-from ..redaction._secret import Secret, declared_secrets
+from ..redaction import Redactor, Secret, declared_secrets
 from ._output import UsageError, plural
 from ._report import real_path, refuse_input
 

@@ -18,13 +18,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..cassettes import replay_foreign
-from ..cassettes._persist import write_atomically
+from ..cassettes import replay_foreign, write_atomically
 from ..errors import CassetteError
 from ..events import CompressedLogError, SessionLogError, is_log_name, read_session_log
 from ..invariants import check_log
-from ..redaction._redact import Redactor
-from ..redaction._secret import REDACTED, declared_secrets
+from ..redaction import REDACTED, Redactor, declared_secrets
 from ._output import UsageError
 from ._report import refuse_input, unreadable
 from .timeline._html import render_html

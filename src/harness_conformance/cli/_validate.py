@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SchemaError
-from ..parsing._json import JsonTextError, parse_json
+from ..parsing import JsonTextError, parse_json
 from ..schema import Spec, from_json_schema, spec_from_dict, validate_text
 from ._output import UsageError
 

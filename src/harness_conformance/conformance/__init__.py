@@ -1,119 +1,77 @@
 """Load and run the language-neutral conformance vectors of ``conformance/``.
 
-There are five kinds, each with a loader and a runner: schema vectors
-(`load_schema_vectors`, `run_schema_vectors`), invariant vectors
-(`load_invariant_vectors`, `run_invariant_vectors`), replay vectors
-(`load_replay_vectors`, `run_replay_vectors`), error vectors
-(`load_error_vectors`, `run_error_vectors`) and wire vectors
-(`load_wire_vectors`, `run_wire_vectors`); this package names them all.
+There are five kinds of vectors, each a `VectorKind`: `SCHEMA_VECTORS`,
+`INVARIANT_VECTORS`, `REPLAY_VECTORS`, `ERROR_VECTORS` and `WIRE_VECTORS`
+(`VECTOR_KINDS` names them by folder, in the order they run). A kind describes its
+vectors (the meta-schema their files satisfy, what their entries require, how each
+check runs) and its known gaps; one loader and one runner serve every kind::
 
-Each kind has its known gaps: predicates that claim a case this
-library knowingly disagrees with and return the reason, so the case is skipped, never
-failed and never edited out of the data.
+    vectors = WIRE_VECTORS.load("conformance/wire")
+    failures = WIRE_VECTORS.run(vectors)  # [] for full conformance
+
+`VectorKind.load` checks every file against its meta-schema with python-jsonschema and
+raises `VectorFileError` naming the file and the JSON path of every problem.
+`VectorKind.run` lists every `VectorFailure`: a check this library disagrees with, or
+one skipped with its reason. A known gap is an entry of the kind's immutable ``gaps``
+table, entry id to the reason (citing the RFC that records it): such a check is
+reported skipped, never failed, and the data stays as it is.
 """
 
-from ._errors import (
-    ERROR_KNOWN_GAPS,
-    ErrorCase,
-    ErrorVector,
-    error_known_gap,
-    load_error_vectors,
-    run_error_case,
-    run_error_vectors,
-)
-from ._files import (
-    VectorFailure,
-    VectorFileError,
-    same_json,
-    slug,
-)
-from ._invariants import (
-    INVARIANT_KNOWN_GAPS,
-    InvariantCase,
-    InvariantVector,
-    invariant_known_gap,
-    load_invariant_vectors,
-    run_invariant_case,
-    run_invariant_vectors,
-)
-from ._refusals import (
-    SchemaRefusal,
-    refusal_outcome,
-)
+from ._errors import ERROR_VECTORS, ErrorCase, run_error_case
+from ._files import VectorFailure, VectorFileError, same_json, slug
+from ._invariants import INVARIANT_VECTORS, InvariantCase, run_invariant_case
+from ._kinds import VECTOR_KINDS
+from ._meta import PACKAGED_FOLDER, shipped_vectors
 from ._replay import (
-    REPLAY_KNOWN_GAPS,
-    ReplayOutcome,
+    REPLAY_VECTORS,
     ReplayVector,
-    load_replay_vectors,
     replay_cassette,
-    replay_known_gap,
     replay_outcome,
-    run_replay_vector,
-    run_replay_vectors,
 )
 from ._schema import (
-    KNOWN_GAPS,
-    META_SCHEMA_NAME,
+    SCHEMA_VECTORS,
     SchemaCase,
-    SchemaFailure,
+    SchemaRefusal,
     SchemaVector,
-    known_gap,
-    load_schema_vectors,
-    run_schema_vectors,
+    refusal_outcome,
 )
-from ._wire import (
-    WIRE_KNOWN_GAPS,
-    WireCase,
-    WireVector,
-    load_wire_vectors,
-    run_wire_case,
-    run_wire_vectors,
-    wire_known_gap,
-)
+from ._vector_kind import VectorKind
+from ._wire import WIRE_VECTORS, WireCase, run_wire_case
 
 __all__ = [
-    "ERROR_KNOWN_GAPS",
-    "INVARIANT_KNOWN_GAPS",
-    "KNOWN_GAPS",
-    "META_SCHEMA_NAME",
-    "REPLAY_KNOWN_GAPS",
-    "WIRE_KNOWN_GAPS",
+    "ERROR_VECTORS",
+    "INVARIANT_VECTORS",
+    "PACKAGED_FOLDER",
+    "REPLAY_VECTORS",
+    "SCHEMA_VECTORS",
+    "VECTOR_KINDS",
+    "WIRE_VECTORS",
     "ErrorCase",
-    "ErrorVector",
     "InvariantCase",
-    "InvariantVector",
-    "ReplayOutcome",
     "ReplayVector",
     "SchemaCase",
-    "SchemaFailure",
     "SchemaRefusal",
     "SchemaVector",
     "VectorFailure",
     "VectorFileError",
+    "VectorKind",
     "WireCase",
-    "WireVector",
-    "error_known_gap",
-    "invariant_known_gap",
-    "known_gap",
-    "load_error_vectors",
-    "load_invariant_vectors",
-    "load_replay_vectors",
-    "load_schema_vectors",
-    "load_wire_vectors",
+    "clear_caches",
     "refusal_outcome",
     "replay_cassette",
-    "replay_known_gap",
     "replay_outcome",
     "run_error_case",
-    "run_error_vectors",
     "run_invariant_case",
-    "run_invariant_vectors",
-    "run_replay_vector",
-    "run_replay_vectors",
-    "run_schema_vectors",
     "run_wire_case",
-    "run_wire_vectors",
     "same_json",
+    "shipped_vectors",
     "slug",
-    "wire_known_gap",
 ]
+
+
+def clear_caches() -> None:
+    """Empty the caches of this part: the replays of vector cassettes, one per cassette
+    and fault."""
+    from ._replay import clear_replay_outcomes
+
+    clear_replay_outcomes()

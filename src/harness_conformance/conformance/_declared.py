@@ -2,7 +2,7 @@
 
 Every vector file carries ``"vectors": 2``. A file's ``requires`` lists what every
 entry of it requires, an entry's own ``requires`` what it requires beyond that, each a
-word of `VOCABULARY`'s kinds:
+``kind:name`` word of one of these kinds:
 
 - ``op:<operation>``: an operation of `OPERATIONS`;
 - ``dsl:<keyword>``: a DSL keyword outside the core set `CORE_DSL`;
@@ -20,7 +20,6 @@ port reads cannot drift from the data.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -29,9 +28,9 @@ __all__ = [
     "FORMAT",
     "OPERATIONS",
     "REWRITE",
-    "WORD",
     "Entry",
     "declaration_problems",
+    "entry_requires",
     "file_problems",
     "log_requirements",
     "requirement_problems",
@@ -79,8 +78,6 @@ CORE_DSL = frozenset(
 ``const`` or ``enum`` on a container, a schema-valued ``additional_properties``, named
 definitions and parameter-root keys beyond ``properties`` are extensions."""
 
-WORD = re.compile(r"(op|dsl|rule|profile|events|log|wire):[a-z0-9][a-z0-9_.-]*")
-"""The form of a requirement word, ``kind:name``."""
 _CLOSED = {
     "op": frozenset(OPERATIONS),
     "events": frozenset({"live", "without-seq"}),
@@ -102,24 +99,18 @@ def version_problems(data: Any) -> list[str]:
     ]
 
 
-def requirement_problems(words: Any, where: str, known: Mapping[str, Iterable[str]]) -> list[str]:
-    """The problems of one ``requires`` list: not a list of unique vocabulary words.
-    ``known`` adds the closed word sets of kinds this file's loader knows (``rule``,
-    ``profile``, ``wire``)."""
-    if not isinstance(words, list):
-        return [f"{where}: must be an array of requirement words"]
-    problems: list[str] = []
+def requirement_problems(
+    words: Iterable[str], where: str, known: Mapping[str, Iterable[str]]
+) -> list[str]:
+    """The words of one ``requires`` list (unique ``kind:name`` words, as the
+    meta-schemas require) outside the vocabulary: ``known`` adds the closed word sets
+    of kinds this file's loader knows (``rule``, ``profile``, ``wire``)."""
     closed = {**_CLOSED, **{kind: frozenset(values) for kind, values in known.items()}}
+    problems: list[str] = []
     for index, word in enumerate(words):
-        place = f"{where}[{index}]"
-        if not isinstance(word, str) or not WORD.fullmatch(word):
-            problems.append(f"{place}: {word!r} is not a requirement word (kind:name)")
-            continue
         kind, _, name = word.partition(":")
         if kind in closed and name not in closed[kind]:
-            problems.append(f"{place}: {word!r} is not one of {sorted(closed[kind])}")
-        if words.index(word) != index:
-            problems.append(f"{place}: {word!r} is listed twice")
+            problems.append(f"{where}[{index}]: {word!r} is not one of {sorted(closed[kind])}")
     return problems
 
 
@@ -217,3 +208,8 @@ def file_problems(
         found = requirement_problems(own, f"{where}.requires", known)
         problems += found or declaration_problems(where, shared, own, derived)
     return problems
+
+
+def entry_requires(data: Mapping[str, Any], entry: Mapping[str, Any]) -> frozenset[str]:
+    """What an entry of a checked file requires: its file's words and its own."""
+    return frozenset(data["requires"]) | frozenset(entry.get("requires", ()))

@@ -1,10 +1,11 @@
-"""Load and run the error conformance vectors of ``conformance/errors/``.
+"""Error vectors (`ERROR_VECTORS`): what `error_chain` and `error_info` make of
+something thrown, and the facts of a failed model call `LlmFailure` accepts or refuses.
 
 An error vector file (format 2) is ``{"vectors": 2, "description", "upstream"?,
 "requires", "cases": [...]}``; a case requires ``op:render-error`` or
 ``op:check-failure-facts``, declared in the file's ``requires`` or its own. A case either
-describes something thrown, with the line `error_chain` must render and/or the
-`error_info` pair it must give::
+describes something thrown (`build_thrown`), with the line `error_chain` must render
+and/or the `error_info` pair it must give::
 
     {"description": ..., "error": <thrown>, "chain": "fetch failed: ...",
      "info": {"name": "LlmError", "code": "AUTH"} | null}
@@ -15,59 +16,33 @@ refusal must name ``field``)::
     {"description": ..., "failure": {"message", "code", "status"?, "retryAfterMs"?,
      "request_id"?}, "valid": false, "field": "status"}
 
-A thrown value is ``{"value": <JSON>}`` (not an error), ``{"unrenderable": true}`` (a
-value whose text cannot be read) or an error ``{"name", "message", "code"?, "cause"?,
-"errors"?, "id"?, "hostile"?}``. ``HarnessError`` and ``LlmError`` build this library's
-classes; any other name a plain exception of that name, or an exception group when
-``errors`` lists members (Python has no empty group, so ``"errors": []`` builds a plain
-exception). ``hostile`` makes reading the message fail. ``{"ref": <id>}`` stands for
-the error of that ``id``: a cause may refer to any error of the case (so cycles can be
-written), a member only to one built before it. ``retryAfterMs`` is in milliseconds
-(`LlmFailure.retry_after` is in seconds), and values JSON cannot carry are tags
-(`_values`).
+``retryAfterMs`` is in milliseconds (`LlmFailure.retry_after` is in seconds), and
+values JSON cannot carry are tags (`_values`). A description no run could build (a
+dangling ``ref``, a code on a plain error...) makes the file malformed; one this library
+refuses to build is a result, which a run reports.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from types import MappingProxyType
+from typing import Any
 
-from ..errors import HarnessError, LlmError, LlmFailure, error_chain, error_info
-from ._cases import check_cases, first_reason
-from ._declared import Entry, file_problems
-from ._files import (
-    VectorFailure,
-    VectorFileError,
-    meta_path,
-    read_checked,
-    shape_checker,
-    slug,
-)
-from ._shapes import hand_error_problems
+from ..errors import LlmFailure, error_chain, error_info
+from ._declared import Entry, entry_requires
+from ._files import CaseVector, EntryIds
+from ._meta import MetaSchema
+from ._thrown import ThrownProblem, build_thrown
+from ._vector_kind import Difference, VectorKind
 
-__all__ = [
-    "ERROR_KNOWN_GAPS",
-    "ERROR_META_SCHEMA_NAME",
-    "ErrorCase",
-    "ErrorVector",
-    "build_thrown",
-    "error_known_gap",
-    "load_error_vectors",
-    "run_error_case",
-    "run_error_vectors",
-]
-
-ERROR_META_SCHEMA_NAME = "error-vector.schema.json"
-"""File name of the meta-schema, looked up in ``meta/`` beside the vector directory."""
+__all__ = ["ERROR_VECTORS", "ErrorCase", "run_error_case"]
 
 _FIELDS = {"retryAfterMs": "retry_after"}
 """A failure fact's vector name -> the `LlmFailure` field, where they differ."""
-_KNOWN: dict[str, tuple[str, ...]] = {"rule": (), "profile": (), "wire": ()}
-_OURS: dict[str, type[HarnessError]] = {"HarnessError": HarnessError, "LlmError": LlmError}
-_TAXONOMY_RFC = "docs/rfc/implemented/architecture/2026-11-29-error-taxonomy-with-stable-codes.md"
+_ABSENT = object()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,168 +69,6 @@ class ErrorCase:
     """What the case requires of an implementation: its file's words and its own."""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ErrorVector:
-    """One error vector file."""
-
-    id: str
-    """The file stem, e.g. ``error-chain``."""
-    path: Path
-    """The file the vector was read from."""
-    description: str
-    """What the file as a whole shows."""
-    cases: tuple[ErrorCase, ...]
-    """The cases, in file order."""
-
-
-def _foreign_code(case: ErrorCase) -> str | None:
-    """Claims a case that builds `HarnessError` or `LlmError` with a code its class
-    does not declare: this library's codes are a closed list per class."""
-    pending: list[Any] = [case.error]
-    while pending:
-        item = pending.pop()
-        if not isinstance(item, Mapping):
-            continue
-        cls = _OURS.get(item.get("name", ""))
-        code = item.get("code")
-        if cls is not None and code is not None and code not in cls.codes:
-            return (
-                f"{cls.__name__} carries only the codes its class declares, so "
-                f"{code!r} cannot be built (see {_TAXONOMY_RFC})"
-            )
-        pending += [item.get("cause"), *item.get("errors", ())]
-    return None
-
-
-ERROR_KNOWN_GAPS: list[Callable[[ErrorCase], str | None]] = [_foreign_code]
-"""Predicates naming error cases this library knowingly disagrees with: each returns
-the reason, or ``None`` for a case it does not claim."""
-
-
-def error_known_gap(case: ErrorCase) -> str | None:
-    """The reason the first claiming predicate of `ERROR_KNOWN_GAPS` gives, if any."""
-    return first_reason(ERROR_KNOWN_GAPS, case)
-
-
-# -- building what a case throws --------------------------------------------------------
-
-
-class _Problem(ValueError):
-    """A description that cannot be built, at a JSON path."""
-
-
-def _fail(where: str, what: str) -> NoReturn:
-    raise _Problem(f"{where}: {what}")
-
-
-def _raise_unreadable(self: object) -> str:
-    raise RuntimeError("this value's text cannot be read")
-
-
-class _Unrenderable:
-    """A thrown value that is not an error and whose text cannot be read."""
-
-    __str__ = _raise_unreadable
-    __repr__ = _raise_unreadable
-
-
-_CLASSES: dict[tuple[str, bool, bool], type[BaseException]] = {}
-
-
-def _plain_class(name: str, *, group: bool, hostile: bool) -> type[BaseException]:
-    """A class named ``name`` (an exception group when ``group``), made once per kind."""
-    key = (name, group, hostile)
-    if key not in _CLASSES:
-        base: type[BaseException] = ExceptionGroup if group else Exception
-        body: dict[str, Any] = {"__module__": __name__}
-        if hostile and group:
-            body["message"] = property(_raise_unreadable)
-        elif hostile:
-            body["__str__"] = _raise_unreadable
-        _CLASSES[key] = type(name, (base,), body)
-    return _CLASSES[key]
-
-
-class _Builder:
-    def __init__(self) -> None:
-        self.ids: dict[str, BaseException] = {}
-        self.causes: list[tuple[BaseException, Any, str]] = []
-
-    def error(self, raw: Mapping[str, Any], where: str) -> BaseException:
-        name, message, code = raw["name"], raw["message"], raw.get("code")
-        raw_members = raw.get("errors") or []
-        members = [
-            self.member(item, f"{where}.errors[{index}]") for index, item in enumerate(raw_members)
-        ]
-        hostile = raw.get("hostile", False)
-        cls = _OURS.get(name)
-        if cls is None and name in {c.__name__ for c in _ours_subclasses()}:
-            _fail(f"{where}.name", "only HarnessError and LlmError of this library can be built")
-        if cls is not None and (members or hostile):
-            _fail(where, f"a {name} is built without members and with a readable message")
-        if cls is None and code is not None:
-            _fail(f"{where}.code", "only a HarnessError or an LlmError carries a code")
-        exc: BaseException
-        if cls is LlmError:
-            if code is None:
-                _fail(where, "an LlmError needs a code")
-            exc = LlmError(LlmFailure(message, code))
-        elif cls is HarnessError:
-            exc = HarnessError(message, code=code)
-        elif members:
-            exc = _plain_class(name, group=True, hostile=hostile)(message, members)
-        else:
-            exc = _plain_class(name, group=False, hostile=hostile)(message)
-        if "id" in raw:
-            if raw["id"] in self.ids:
-                _fail(f"{where}.id", f"id {raw['id']!r} is used twice")
-            self.ids[raw["id"]] = exc
-        if raw.get("cause") is not None:
-            self.causes.append((exc, raw["cause"], f"{where}.cause"))
-        return exc
-
-    def member(self, raw: Mapping[str, Any], where: str) -> BaseException:
-        if "ref" in raw:
-            found = self.ids.get(raw["ref"])
-            if found is None:
-                _fail(where, f"a member may refer only to an error built before it: {raw['ref']!r}")
-            return found
-        return self.error(raw, where)
-
-    def link_causes(self) -> None:
-        while self.causes:
-            exc, raw, where = self.causes.pop(0)
-            if "ref" in raw:
-                if raw["ref"] not in self.ids:
-                    _fail(where, f"no error has the id {raw['ref']!r}")
-                exc.__cause__ = self.ids[raw["ref"]]
-            else:
-                exc.__cause__ = self.error(raw, where)
-
-
-def _ours_subclasses() -> list[type[HarnessError]]:
-    found, pending = [], [HarnessError]
-    while pending:
-        cls = pending.pop()
-        found.append(cls)
-        pending += cls.__subclasses__()
-    return found
-
-
-def build_thrown(raw: Mapping[str, Any], where: str = "$.error") -> object:
-    """The value a case's ``error`` describes, built fresh. Raises `ValueError` naming
-    the JSON path for a description no run could build (a dangling ``ref``, a code on a
-    plain error...), and whatever this library raises when it refuses to build one."""
-    if "value" in raw:
-        return raw["value"]
-    if "unrenderable" in raw:
-        return _Unrenderable()
-    builder = _Builder()
-    root = builder.error(raw, where)
-    builder.link_causes()
-    return root
-
-
 def _facts(raw: Mapping[str, Any]) -> dict[str, Any]:
     """Failure facts as `LlmFailure` fields: ``retryAfterMs`` a wait in seconds."""
     facts = {_FIELDS.get(key, key): value for key, value in raw.items()}
@@ -265,30 +78,8 @@ def _facts(raw: Mapping[str, Any]) -> dict[str, Any]:
     return facts
 
 
-# -- loading ---------------------------------------------------------------------------
-
-
-def load_error_vectors(
-    directory: str | Path, *, meta_schema: str | Path | None = None
-) -> list[ErrorVector]:
-    """Every ``*.json`` vector file of ``directory``, sorted by file name.
-
-    ``meta_schema`` defaults to ``../meta/error-vector.schema.json`` beside the
-    directory. Raises `VectorFileError` naming the file and JSON path of every problem.
-    """
-    folder = Path(directory)
-    check = shape_checker(
-        meta_path(folder, meta_schema, ERROR_META_SCHEMA_NAME), hand_error_problems
-    )
-    return [_load_file(path, check) for path in sorted(folder.glob("*.json"))]
-
-
-def _load_file(path: Path, check: Callable[[Any], list[str]]) -> ErrorVector:
-    data = read_checked(path, check)
-    problems: list[str] = []
-    cases: list[ErrorCase] = []
-    seen: dict[str, str] = {}
-    entries: list[Entry] = [
+def _holds(data: Mapping[str, Any]) -> list[Entry]:
+    return [
         (
             f"$.cases[{i}]",
             raw,
@@ -296,19 +87,21 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> ErrorVector:
         )
         for i, raw in enumerate(data["cases"])
     ]
-    problems += file_problems(data, entries, _KNOWN)
+
+
+def _build(
+    path: Path, data: dict[str, Any], problems: list[str], _: MetaSchema
+) -> CaseVector[ErrorCase]:
+    ids = EntryIds(path.stem, problems)
+    cases: list[ErrorCase] = []
     for index, raw in enumerate(data["cases"]):
         place = f"$.cases[{index}]"
-        case_id = f"{path.stem}/{slug(raw['description'])}"
-        if case_id in seen:
-            problems.append(f"{place}.description: id {case_id!r} repeats {seen[case_id]}")
-        seen[case_id] = place
         common = {
-            "id": case_id,
+            "id": ids(place, raw["description"]),
             "vector_id": path.stem,
             "description": raw["description"],
             "upstream": raw.get("upstream", data.get("upstream")),
-            "requires": frozenset(data["requires"]) | frozenset(raw.get("requires", ())),
+            "requires": entry_requires(data, raw),
         }
         if "failure" in raw:
             expected = {"valid": raw["valid"]}
@@ -318,18 +111,13 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> ErrorVector:
             continue
         try:
             build_thrown(raw["error"], f"{place}.error")
-        except _Problem as exc:
+        except ThrownProblem as exc:
             problems.append(str(exc))
         except Exception:
             pass  # this library refusing to build it is a result, which a run reports
         expected = {key: raw[key] for key in ("chain", "info") if key in raw}
         cases.append(ErrorCase(**common, expected=expected, error=raw["error"]))
-    if problems:
-        raise VectorFileError(path, problems)
-    return ErrorVector(id=path.stem, path=path, description=data["description"], cases=tuple(cases))
-
-
-# -- running ---------------------------------------------------------------------------
+    return CaseVector(id=path.stem, path=path, description=data["description"], cases=tuple(cases))
 
 
 def _names_field(message: str, field: str) -> bool:
@@ -361,24 +149,31 @@ def run_error_case(case: ErrorCase) -> dict[str, Any]:
     return actual
 
 
-def _agrees(case: ErrorCase, actual: Mapping[str, Any]) -> bool:
-    return all(actual.get(key, _ABSENT) == value for key, value in case.expected.items())
+def _compare(case: ErrorCase) -> list[Difference]:
+    actual = run_error_case(case)
+    agrees = all(actual.get(key, _ABSENT) == value for key, value in case.expected.items())
+    return [] if agrees else [(case.description, dict(case.expected), actual)]
 
 
-_ABSENT = object()
+_TAXONOMY_RFC = "docs/rfc/implemented/architecture/2026-11-29-error-taxonomy-with-stable-codes.md"
 
-
-def run_error_vectors(directory: str | Path | Iterable[ErrorVector]) -> list[VectorFailure]:
-    """Every case this library disagrees with, plus one entry per skipped known gap
-    (``skipped`` set); an empty list means full conformance."""
-    if isinstance(directory, (str, Path)):
-        vectors: Iterable[ErrorVector] = load_error_vectors(directory)
-    else:
-        vectors = directory
-    return check_cases(
-        vectors,
-        expected=lambda case: dict(case.expected),
-        gap=error_known_gap,
-        run=run_error_case,
-        agrees=_agrees,
-    )
+ERROR_VECTORS: VectorKind[CaseVector[ErrorCase], ErrorCase] = VectorKind(
+    name="errors",
+    meta_schema="error-vector.schema.json",
+    words={"rule": (), "profile": (), "wire": ()},
+    holds=_holds,
+    build=_build,
+    checks=lambda vector: vector.cases,
+    expected=lambda case: dict(case.expected),
+    compare=_compare,
+    # Cases that build HarnessError or LlmError with a code the class does not declare.
+    gaps=MappingProxyType(
+        {
+            "error-classes/an-llm-error-carries-a-code-of-the-caller-s-choosing": (
+                "LlmError carries only the codes its class declares, so 'CUSTOM_CODE' "
+                f"cannot be built (see {_TAXONOMY_RFC})"
+            ),
+        }
+    ),
+)
+"""Error vectors, under ``conformance/errors/``."""

@@ -1,43 +1,36 @@
-"""What every kind of conformance vector shares: reading JSON, meta-schema checks, errors.
+"""What every kind of conformance vector shares: reading JSON, the errors, comparisons.
 
 A vector file is pure JSON: `read_json` refuses ``NaN``, the infinities and duplicate
-keys, and names the line and column of a syntax error. `read_checked` reads a format 2
-vector file: its version, its tagged values (a number JSON readers disagree on, written
-bare, is refused with the tag to write instead) and its shape. `shape_checker` checks a
-document against a meta-schema with python-jsonschema when it is installed, and with a
-given hand check of the same rules otherwise, so the vectors also run where only the
-library's own dependencies are installed. Every problem becomes a `VectorFileError`
-that names the file and the JSON path of each problem.
+keys, and names the line and column of a syntax error; a number JSON readers disagree
+on, written bare, is kept as a `BareNumber` for `decode_values` to report. Every problem
+with a file becomes a `VectorFileError` that names the file and the JSON path of each
+problem. `EntryIds` gives each entry its id; a disagreement between a vector and this
+library is a `VectorFailure`. `CaseVector` is a file whose checks are its cases.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from ._declared import version_problems
-from ._values import BareNumber, decode_values, number_problem
+from ._values import BareNumber, number_problem
 
 __all__ = [
-    "HandCheck",
+    "CaseVector",
+    "EntryIds",
     "VectorFailure",
     "VectorFileError",
-    "meta_path",
-    "read_checked",
     "read_json",
     "same_json",
-    "shape_checker",
     "slug",
 ]
 
-HandCheck = Callable[[Any], list[str]]
-"""A function listing the meta-schema problems of a document as ``<JSON path>: <what>``."""
+CaseT = TypeVar("CaseT")
 
 
 class VectorFileError(ValueError):
@@ -62,24 +55,56 @@ class VectorFileError(ValueError):
 
 @dataclass(frozen=True, kw_only=True)
 class VectorFailure:
-    """A disagreement between an invariant or replay vector and this library, or a
-    skipped known gap."""
+    """A disagreement between a vector and this library, or a skipped check."""
 
     vector_id: str
     """The id of the vector (file stem or replay folder name)."""
     case: str
-    """The case description, or the part of a replay vector that differs."""
+    """The case description, ``json_schema`` for a schema vector's compiled schema, or
+    the part of a replay vector that differs."""
     expected: Any
     """What the vector lists."""
     actual: Any
-    """What this library produced; ``None`` when the case was skipped."""
+    """What this library produced; ``None`` when the check was skipped."""
     skipped: str | None = None
-    """The known-gap reason when the case was skipped instead of run."""
+    """Why the check was skipped instead of run: its known gap, or what it needs that
+    is not installed."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseVector(Generic[CaseT]):
+    """One vector file whose checks are its cases."""
+
+    id: str
+    """The file stem, e.g. ``turn-pairing``."""
+    path: Path
+    """The file the vector was read from."""
+    description: str
+    """What the file as a whole shows."""
+    cases: tuple[CaseT, ...]
+    """The cases, in file order."""
 
 
 def slug(text: str) -> str:
     """The id form of a description: lower-case ASCII letters and digits joined by ``-``."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+class EntryIds:
+    """The ids of one file's entries, ``<file stem>/<description slug>``; an id given
+    twice adds a problem naming both places to ``problems``."""
+
+    def __init__(self, stem: str, problems: list[str]) -> None:
+        self.stem, self.problems = stem, problems
+        self.seen: dict[str, str] = {}
+
+    def __call__(self, where: str, description: str) -> str:
+        """The id of the entry at JSON path ``where``."""
+        entry = f"{self.stem}/{slug(description)}"
+        if entry in self.seen:
+            self.problems.append(f"{where}.description: id {entry!r} repeats {self.seen[entry]}")
+        self.seen[entry] = where
+        return entry
 
 
 def same_json(a: Any, b: Any, *, key_order: bool = True) -> bool:
@@ -130,34 +155,6 @@ def read_json(path: Path) -> Any:
         raise VectorFileError(path, [f"invalid JSON: {problem}"]) from exc
 
 
-def meta_path(folder: Path, meta_schema: str | Path | None, default_name: str) -> Path:
-    """The meta-schema to check a vector folder with: ``meta_schema`` when given, else
-    ``default_name`` in ``meta/`` beside ``folder``. Raises `VectorFileError` when
-    ``folder`` is not a directory."""
-    if not folder.is_dir():
-        raise VectorFileError(folder, ["is not a directory"])
-    if meta_schema is not None:
-        return Path(meta_schema)
-    return folder.parent / "meta" / default_name
-
-
-def read_checked(path: Path, check: HandCheck, *, versioned: bool = True) -> Any:
-    """The JSON document of ``path``, its tags decoded, after ``check`` found no
-    problem in the shape of the document as written; raises `VectorFileError` listing
-    every problem otherwise. A ``versioned`` file must say ``"vectors": 2``."""
-    data = read_json(path)
-    problems = version_problems(data) if versioned else []
-    if problems:
-        raise VectorFileError(path, problems)
-    decoded, problems = decode_values(data)
-    if problems:
-        raise VectorFileError(path, problems)
-    problems = check(data)
-    if problems:
-        raise VectorFileError(path, problems)
-    return decoded
-
-
 def _float(text: str) -> Any:
     return BareNumber(text) if number_problem(text) else float(text)
 
@@ -177,42 +174,3 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f"duplicate key {json.dumps(key, ensure_ascii=False)}")
         out[key] = value
     return out
-
-
-def shape_checker(
-    meta_path: Path, hand_check: HandCheck, *, definition: str | None = None
-) -> HandCheck:
-    """A check of documents against the meta-schema at ``meta_path`` (or against its
-    ``$defs`` entry ``definition``); ``hand_check`` when python-jsonschema or the
-    meta-schema file is missing."""
-    try:
-        jsonschema = importlib.import_module("jsonschema")
-    except ImportError:
-        return hand_check
-    if not meta_path.is_file():
-        return hand_check
-    meta = read_json(meta_path)
-    if definition is not None:
-        meta = {"$defs": meta.get("$defs", {}), "$ref": f"#/$defs/{definition}"}
-    validator = jsonschema.Draft202012Validator(meta)
-
-    def check(data: Any) -> list[str]:
-        errors = sorted(validator.iter_errors(data), key=_error_order)
-        return [f"{error.json_path}: {_message(error)}" for error in errors]
-
-    return check
-
-
-def _message(error: Any) -> str:
-    # A failed if/then or anyOf says little by itself; its closest sub-error says more.
-    context = list(getattr(error, "context", None) or ())
-    if context:
-        best = min(context, key=lambda e: (-len(e.absolute_path), e.message))
-        return f"{error.message} ({best.json_path}: {best.message})"
-    return str(error.message)
-
-
-def _error_order(error: Any) -> tuple[Any, ...]:
-    # Indices sort numerically and before keys, so mixed paths never compare int to str.
-    steps = tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in error.absolute_path)
-    return (steps, error.message)

@@ -1,4 +1,5 @@
-"""Load and run the replay conformance vectors of ``conformance/replay/<name>/``.
+"""Replay vectors (`REPLAY_VECTORS`): the recorded traffic of ``conformance/replay/<name>/``
+and the session replaying it through the loop must give.
 
 A replay vector is a folder with three files, and a fourth one optionally:
 
@@ -19,59 +20,37 @@ A replay vector is a folder with three files, and a fourth one optionally:
 Here a vector without ``fault.json`` runs through `replay_foreign`, and a vector with
 one through the provider SDK clients serving the recorded bytes under its weather
 (`replay_faulted`), both with the ``strict`` profile. The events compare exactly as
-JSON (object key order aside); the outcome compares field by field.
+JSON (object key order aside); the outcome compares field by field. A vector makes two
+checks, ``<name>/events`` and ``<name>/outcome``; one played under a fault whose provider
+SDK is not installed is skipped, the reason naming the extra to install.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Literal
 
-from ._declared import file_problems
-from ._files import (
-    VectorFailure,
-    VectorFileError,
-    meta_path,
-    read_checked,
-    read_json,
-    same_json,
-    shape_checker,
-)
-from ._replay_faults import (
-    VectorFault,
-    failure_facts,
-    hand_fault,
-    read_vector_fault,
-    replay_faulted,
-)
-from ._shapes import hand_requires
+from ._declared import Entry
+from ._files import VectorFileError, read_json, same_json
+from ._meta import MetaSchema
+from ._replay_faults import VectorFault, failure_facts, read_vector_fault, replay_faulted
+from ._vector_kind import Difference, NotRunHere, VectorKind
 
 __all__ = [
-    "FAULT_FILE",
-    "REPLAY_KNOWN_GAPS",
-    "REPLAY_META_SCHEMA_NAME",
+    "REPLAY_VECTORS",
+    "ReplayCheck",
     "ReplayOutcome",
     "ReplayVector",
-    "load_replay_vectors",
+    "clear_replay_outcomes",
     "replay_cassette",
-    "replay_known_gap",
     "replay_outcome",
-    "run_replay_vector",
-    "run_replay_vectors",
 ]
 
-REPLAY_META_SCHEMA_NAME = "replay-vector.schema.json"
-"""File name of the meta-schema (``expected.json``; ``$defs/events`` for ``events.json``)."""
-
-_FILES = ("cassette.yaml", "events.json", "expected.json")
-_OUTCOME_KEYS = ("interactions", "turn_reasons", "invalid_tool_calls", "violations")
-_EXPECTED_KEYS = ("vectors", "description", "requires", *_OUTCOME_KEYS)
-_KNOWN: dict[str, tuple[str, ...]] = {"rule": (), "profile": (), "wire": ()}
-_OPTIONAL_KEYS = ("failures",)
-FAULT_FILE = "fault.json"
+_OUTCOME_KEYS = ("interactions", "turn_reasons", "invalid_tool_calls", "violations", "failures")
+_FAULT_FILE = "fault.json"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +76,21 @@ class ReplayVector:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ReplayCheck:
+    """One of the two checks of a replay vector: its event log or its outcome."""
+
+    vector: ReplayVector
+    """The vector checked."""
+    description: Literal["events", "outcome"]
+    """Which part is checked."""
+
+    @property
+    def id(self) -> str:
+        """``<vector id>/events`` or ``<vector id>/outcome``."""
+        return f"{self.vector.id}/{self.description}"
+
+
+@dataclass(frozen=True, kw_only=True)
 class ReplayOutcome:
     """What replaying a vector's cassette through this library produced."""
 
@@ -107,152 +101,29 @@ class ReplayOutcome:
     ``expected.json``, and the failures of a replay under a fault."""
 
 
-def _gemini_reads_comments(vector: ReplayVector) -> str | None:
-    """Claims a keep-alive flood on a Gemini stream: google-genai reads comment lines."""
-    weather = vector.fault
-    fault = weather.fault if weather is not None else None
-    if fault is None or fault.kind != "keep-alive-flood":
-        return None
-    from ..cassettes.foreign import load_foreign_cassette
-    from ..wire import detect
-
-    for interaction in load_foreign_cassette(vector.cassette):
-        if interaction.index == fault.interaction:
-            wire = detect(interaction.method, interaction.uri, interaction.request_body)
-            if wire is not None and wire.name == "gemini":
-                return (
-                    "google-genai reads an event-stream comment line as JSON, so a keep-alive "
-                    "flood ends a Gemini turn MALFORMED_RESPONSE where the session must stay "
-                    "as recorded (docs/rfc/implemented/testing/"
-                    "2026-12-01-fault-model-for-chaos-replay.md, 'Keep-alive comments change "
-                    "nothing')"
-                )
-    return None
-
-
-REPLAY_KNOWN_GAPS: list[Callable[[ReplayVector], str | None]] = [_gemini_reads_comments]
-"""Predicates naming replay vectors this library knowingly disagrees with: each returns
-the reason, or ``None`` for a vector it does not claim."""
-
-
-def replay_known_gap(vector: ReplayVector) -> str | None:
-    """The reason the first claiming predicate of `REPLAY_KNOWN_GAPS` gives, if any."""
-    for predicate in REPLAY_KNOWN_GAPS:
-        reason = predicate(vector)
-        if reason is not None:
-            return reason
-    return None
-
-
-# -- loading ---------------------------------------------------------------------------
-
-
-def load_replay_vectors(
-    directory: str | Path, *, meta_schema: str | Path | None = None
-) -> list[ReplayVector]:
-    """Every vector folder of ``directory``, sorted by name.
-
-    ``meta_schema`` defaults to ``../meta/replay-vector.schema.json`` beside the
-    directory. Raises `VectorFileError` naming the file and JSON path of every problem.
-    """
-    folder = Path(directory)
-    meta = meta_path(folder, meta_schema, REPLAY_META_SCHEMA_NAME)
-    check_expected = shape_checker(meta, _hand_expected)
-    check_events = shape_checker(meta, _hand_events, definition="events")
-    check_fault = shape_checker(meta, hand_fault, definition="fault")
-    return [
-        _load_folder(sub, check_expected, check_events, check_fault)
-        for sub in sorted(folder.iterdir())
-        if sub.is_dir() and not sub.name.startswith((".", "_"))
-    ]
-
-
-def _load_folder(
-    folder: Path,
-    check_expected: Callable[[Any], list[str]],
-    check_events: Callable[[Any], list[str]],
-    check_fault: Callable[[Any], list[str]],
+def _build(
+    folder: Path, data: dict[str, Any], problems: list[str], meta: MetaSchema
 ) -> ReplayVector:
-    missing = [name for name in _FILES if not (folder / name).is_file()]
-    if missing:
-        raise VectorFileError(folder, [f"missing {name}" for name in missing])
-    expected = read_checked(folder / "expected.json", check_expected)
-    problems = file_problems(expected, [("$", None, {"op:replay"})], _KNOWN)
     if problems:
         raise VectorFileError(folder / "expected.json", problems)
     events = read_json(folder / "events.json")
-    problems = check_events(events)
+    problems = meta.problems(events, "events")
     if problems:
         raise VectorFileError(folder / "events.json", problems)
     cassette = folder / "cassette.yaml"
     fault = None
-    if (folder / FAULT_FILE).is_file():
-        fault = read_vector_fault(folder / FAULT_FILE, cassette, check_fault)
+    if (folder / _FAULT_FILE).is_file():
+        fault = read_vector_fault(folder / _FAULT_FILE, cassette, meta)
     return ReplayVector(
         id=folder.name,
         path=folder,
-        description=expected["description"],
+        description=data["description"],
         cassette=cassette,
         events=tuple(events),
-        expected={
-            key: value for key, value in expected.items() if key in _OUTCOME_KEYS + _OPTIONAL_KEYS
-        },
-        requires=frozenset(expected["requires"]),
+        expected={key: value for key, value in data.items() if key in _OUTCOME_KEYS},
+        requires=frozenset(data["requires"]),
         fault=fault,
     )
-
-
-def _hand_expected(data: Any) -> list[str]:
-    """The meta-schema's rules for ``expected.json``, without python-jsonschema."""
-    if not isinstance(data, dict):
-        return ["$: must be an object"]
-    problems = [f"$: missing required key {k!r}" for k in _EXPECTED_KEYS if k not in data]
-    known = (*_EXPECTED_KEYS, *_OPTIONAL_KEYS)
-    problems += [f"$: unknown key {k!r}" for k in data if k not in known]
-    if "description" in data and not (isinstance(data["description"], str) and data["description"]):
-        problems.append("$.description: must be a non-empty string")
-    if "requires" in data:
-        problems += hand_requires(data["requires"], "$.requires")
-    if "interactions" in data and type(data["interactions"]) is not int:
-        problems.append("$.interactions: must be an integer")
-    for key, fields in (
-        ("turn_reasons", ("kind",)),
-        ("invalid_tool_calls", ("tool", "messages")),
-        ("violations", ("rule", "seq")),
-        ("failures", ("code", "status")),
-    ):
-        items = data.get(key, [])
-        if not isinstance(items, list):
-            problems.append(f"$.{key}: must be an array")
-            continue
-        for index, item in enumerate(items):
-            if not (isinstance(item, dict) and all(f in item for f in fields)):
-                problems.append(f"$.{key}[{index}]: must be an object with {list(fields)}")
-    return problems
-
-
-def _hand_events(data: Any) -> list[str]:
-    """The meta-schema's rules for ``events.json``, without python-jsonschema."""
-    if not isinstance(data, list):
-        return ["$: must be an array of events"]
-    problems = []
-    for index, event in enumerate(data):
-        ok = (
-            isinstance(event, dict)
-            and isinstance(event.get("type"), str)
-            and type(event.get("seq")) is int
-            and event.get("time") == 0
-            and isinstance(event.get("data"), dict)
-        )
-        if not ok:
-            problems.append(
-                f"$[{index}]: must be an event with a string type, an integer seq, "
-                "time 0 and a data object"
-            )
-    return problems
-
-
-# -- running ---------------------------------------------------------------------------
 
 
 def replay_cassette(cassette: str | Path, fault: VectorFault | None = None) -> ReplayOutcome:
@@ -284,66 +155,73 @@ def replay_cassette(cassette: str | Path, fault: VectorFault | None = None) -> R
 _replay = functools.lru_cache(maxsize=16)(replay_cassette)
 
 
+def clear_replay_outcomes() -> None:
+    """Forget the replays `replay_outcome` keeps, one per cassette and fault."""
+    _replay.cache_clear()
+
+
 def replay_outcome(vector: ReplayVector) -> ReplayOutcome:
     """Replay the vector's cassette through this library (cached per cassette path and
     weather)."""
     return _replay(vector.cassette.resolve(), vector.fault)
 
 
-def run_replay_vector(vector: ReplayVector) -> list[VectorFailure]:
-    """The differences between a vector and this library: the first differing event
-    (case ``events[<index>]``), then each differing outcome field. A vector a known gap
-    claims is not run: its two checks, ``events`` and ``outcome``, are reported skipped
-    with the reason. So is a vector played under a fault whose provider SDK is not
-    installed (`harness_conformance.chaos.SdkMissing`): the reason names the extra."""
-    reason = replay_known_gap(vector)
-    result = None
-    if reason is None:
-        try:
-            result = replay_outcome(vector)
-        except ImportError as exc:  # a fault vector's provider SDK is not installed
-            from ..chaos import SdkMissing
+def _compare(check: ReplayCheck) -> list[Difference]:
+    """The first differing event (``events[<index>]``), or each differing outcome field."""
+    vector = check.vector
+    try:
+        result = replay_outcome(vector)
+    except ImportError as exc:  # a fault vector's provider SDK is not installed
+        from ..chaos import SdkMissing
 
-            if not isinstance(exc, SdkMissing):
-                raise
-            reason = f"not run here: {exc}"
-    if result is None:
+        if not isinstance(exc, SdkMissing):
+            raise
+        raise NotRunHere(f"not run here: {exc}") from exc
+    if check.description == "outcome":
         return [
-            VectorFailure(
-                vector_id=vector.id, case=case, expected=None, actual=None, skipped=reason
-            )
-            for case in ("events", "outcome")
+            (key, want, result.outcome.get(key))
+            for key, want in vector.expected.items()
+            if not same_json(want, result.outcome.get(key), key_order=False)
         ]
-    failures = []
-    expected_events, actual_events = list(vector.events), result.events
-    for index in range(max(len(expected_events), len(actual_events))):
-        want = expected_events[index] if index < len(expected_events) else None
-        got = actual_events[index] if index < len(actual_events) else None
+    expected, actual = list(vector.events), result.events
+    for index in range(max(len(expected), len(actual))):
+        want = expected[index] if index < len(expected) else None
+        got = actual[index] if index < len(actual) else None
         if want is None or got is None or not same_json(want, got, key_order=False):
-            failures.append(
-                VectorFailure(
-                    vector_id=vector.id, case=f"events[{index}]", expected=want, actual=got
-                )
-            )
-            break
-    for key in vector.expected:
-        if not same_json(vector.expected[key], result.outcome.get(key), key_order=False):
-            failures.append(
-                VectorFailure(
-                    vector_id=vector.id,
-                    case=key,
-                    expected=vector.expected[key],
-                    actual=result.outcome.get(key),
-                )
-            )
-    return failures
+            return [(f"events[{index}]", want, got)]
+    return []
 
 
-def run_replay_vectors(directory: str | Path | Iterable[ReplayVector]) -> list[VectorFailure]:
-    """Every difference between the vectors and this library, plus one entry per
-    skipped known gap (``skipped`` set); an empty list means full conformance."""
-    if isinstance(directory, (str, Path)):
-        vectors: Iterable[ReplayVector] = load_replay_vectors(directory)
-    else:
-        vectors = directory
-    return [failure for vector in vectors for failure in run_replay_vector(vector)]
+_FAULT_RFC = "docs/rfc/implemented/testing/2026-12-01-fault-model-for-chaos-replay.md"
+_COMMENT_LINES = (
+    "google-genai reads an event-stream comment line as JSON, so a keep-alive flood ends "
+    "a Gemini turn MALFORMED_RESPONSE where the session must stay as recorded "
+    f"({_FAULT_RFC}, 'Keep-alive comments change nothing')"
+)
+
+
+def _holds(_: Any) -> list[Entry]:
+    return [("$", None, {"op:replay"})]
+
+
+REPLAY_VECTORS: VectorKind[ReplayVector, ReplayCheck] = VectorKind(
+    name="replay",
+    meta_schema="replay-vector.schema.json",
+    words={"rule": (), "profile": (), "wire": ()},
+    holds=_holds,
+    build=_build,
+    checks=lambda vector: (
+        ReplayCheck(vector=vector, description="events"),
+        ReplayCheck(vector=vector, description="outcome"),
+    ),
+    expected=lambda check: None,
+    compare=_compare,
+    gaps=MappingProxyType(
+        {
+            "chaos-gemini-keep-alive-flood/events": _COMMENT_LINES,
+            "chaos-gemini-keep-alive-flood/outcome": _COMMENT_LINES,
+        }
+    ),
+    files=("cassette.yaml", "events.json", "expected.json"),
+)
+"""Replay vectors, one folder each under ``conformance/replay/``."""

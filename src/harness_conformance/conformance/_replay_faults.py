@@ -19,36 +19,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._files import HandCheck, VectorFileError, read_checked
+from ._files import VectorFileError
+from ._meta import MetaSchema, read_checked
 
 __all__ = [
-    "FAULT_FIELDS",
     "VectorFault",
     "failure_facts",
-    "hand_fault",
     "read_vector_fault",
     "replay_faulted",
 ]
 
-FAULT_FIELDS: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "status": (("status",), ("retryAfterMs", "context")),
-    "reset-before-body": ((), ()),
-    "reset-during-body": (("at",), ()),
-    "truncated": (("at",), ("done",)),
-    "malformed-event": (("at",), ()),
-    "keep-alive-flood": (("at", "lines"), ()),
-    "stall": (("at",), ()),
-}
-"""For each fault kind, the fields ``fault.json`` must give beside ``interaction`` and
-``kind``, and the ones it may give."""
-
 if TYPE_CHECKING:
-    from ..cassettes.foreign import ForeignReplay
+    from ..cassettes import ForeignReplay
     from ..chaos import Fault
     from ..errors import LlmFailure
-
-_INTEGERS = {"interaction": 0, "status": 100, "retryAfterMs": 0, "at": 0, "lines": 0}
-_BOOLEANS = ("context", "done")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,75 +51,14 @@ class VectorFault:
         return dict(self.cuts).get(interaction, ())
 
 
-def hand_fault(data: Any) -> list[str]:
-    """The meta-schema's rules for ``fault.json``, without python-jsonschema."""
-    if not isinstance(data, dict):
-        return ["$: must be an object"]
-    problems = [f"$: unknown key {k!r}" for k in data if k not in ("fault", "cuts", "retries")]
-    if "fault" not in data and "cuts" not in data:
-        problems.append("$: must give a fault, cuts or both")
-    if "retries" in data and not (type(data["retries"]) is int and data["retries"] >= 0):
-        problems.append("$.retries: must be an integer from 0")
-    if "fault" in data:
-        problems += _hand_fault_object(data["fault"])
-    cuts = data.get("cuts", {})
-    if not isinstance(cuts, dict):
-        return [*problems, "$.cuts: must be an object of cut lists by interaction index"]
-    for key, offsets in cuts.items():
-        where = f"$.cuts[{key!r}]"
-        if not (key.isdigit() and (key == "0" or not key.startswith("0"))):
-            problems.append(f"{where}: the key must be an interaction index in decimal")
-        if not isinstance(offsets, list):
-            problems.append(f"{where}: must be an array of byte offsets")
-            continue
-        problems += [
-            f"{where}[{index}]: must be an integer from 1"
-            for index, offset in enumerate(offsets)
-            if not (type(offset) is int and offset >= 1)
-        ]
-    return problems
-
-
-def _hand_fault_object(fault: Any) -> list[str]:
-    if not isinstance(fault, dict):
-        return ["$.fault: must be an object"]
-    problems = [
-        f"$.fault: missing required key {k!r}" for k in ("interaction", "kind") if k not in fault
-    ]
-    kind = fault.get("kind")
-    if "kind" in fault and kind not in FAULT_FIELDS:
-        problems.append(f"$.fault.kind: must be one of {', '.join(FAULT_FIELDS)}")
-    for name, low in _INTEGERS.items():
-        value = fault.get(name, low)
-        if not (type(value) is int and value >= low and (name != "status" or value <= 599)):
-            bound = " through 599" if name == "status" else ""
-            problems.append(f"$.fault.{name}: must be an integer from {low}{bound}")
-    wait = fault.get("retryAfterMs", 0)
-    if type(wait) is int and wait % 1000:
-        problems.append("$.fault.retryAfterMs: must be whole seconds (a multiple of 1000)")
-    problems += [
-        f"$.fault.{name}: must be a boolean"
-        for name in _BOOLEANS
-        if name in fault and not isinstance(fault[name], bool)
-    ]
-    if isinstance(kind, str) and kind in FAULT_FIELDS:
-        required, optional = FAULT_FIELDS[kind]
-        allowed = ("interaction", "kind", *required, *optional)
-        problems += [f"$.fault: a {kind} fault needs {k!r}" for k in required if k not in fault]
-        problems += [
-            f"$.fault.{k}: a {kind} fault takes no {k!r}" for k in fault if k not in allowed
-        ]
-    return problems
-
-
-def read_vector_fault(path: Path, cassette: Path, check: HandCheck) -> VectorFault:
-    """The weather ``path`` (a ``fault.json``) gives for ``cassette``; `VectorFileError`
-    naming the file and the JSON path of every problem."""
-    from ..chaos import Fault, served_responses
-    from ..chaos._fault_strategies import applicable_kinds
+def read_vector_fault(path: Path, cassette: Path, meta: MetaSchema) -> VectorFault:
+    """The weather ``path`` (a ``fault.json``) gives for ``cassette``, checked against
+    ``$defs/fault`` of ``meta`` (the replay meta-schema); `VectorFileError` naming the
+    file and the JSON path of every problem."""
+    from ..chaos import Fault, applicable_kinds, served_responses
     from ..errors import CassetteError
 
-    data = read_checked(path, check, versioned=False)
+    data = read_checked(path, meta, definition="fault", versioned=False)
     try:
         served = served_responses(cassette)
     except CassetteError as exc:

@@ -1,5 +1,5 @@
-"""Schema vectors: DSL specs, their compiled JSON Schema, argument values and the
-messages they must produce, and refusals.
+"""Schema vectors (`SCHEMA_VECTORS`): DSL specs, their compiled JSON Schema, argument
+values and the messages they must produce, and refusals.
 
 A schema vector is one JSON file under ``conformance/schema/``, in format 2::
 
@@ -8,70 +8,47 @@ A schema vector is one JSON file under ``conformance/schema/``, in format 2::
      "cases": [{"description": ..., "args": <JSON value>, "violations": [<message>, ...]}]}
     {"vectors": 2, "description": ..., "requires": [...],
      "refusals": [{"description": ..., "requires"?: [...],
-                   "json_schema" | "spec": <input>, "problems": [...]}]}
+                   "json_schema" | "spec": <input>, "problems"?: [<fragment>, ...]}]}
 
-A file holds ``spec``, ``json_schema`` and ``cases`` together, or ``refusals``; a
-refusal entry names a schema or spec that must be refused with `SchemaError` (see
-`SchemaRefusal`). ``requires`` says what the entries need (`_declared`): a spec file
-``op:compile-spec``, ``op:validate`` and the DSL extensions its spec uses; a refusal
-``op:import-schema`` or ``op:refuse-spec`` and its spec's extensions. ``root_label``
-is the label validation puts before every path; the empty label, the only one this
-format defines, leaves paths bare and calls the root itself ``arguments``.
+A file holds ``spec``, ``json_schema`` and ``cases`` together, or ``refusals``.
+``requires`` says what the entries need (`_declared`): a spec file ``op:compile-spec``,
+``op:validate`` and the DSL extensions its spec uses; a refusal ``op:import-schema`` or
+``op:refuse-spec`` and its spec's extensions. ``root_label`` is the label validation
+puts before every path; the empty label, the only one this format defines, leaves
+paths bare and calls the root itself ``arguments``.
 
-`load_schema_vectors` reads every ``*.json`` file of a directory, checks its shape
-against ``conformance/meta/schema-vector.schema.json`` (with python-jsonschema when it
-is installed, otherwise with an equivalent hand check of the keys and their types),
-builds the spec and gives each case a readable id, ``<file stem>/<description slug>``.
-Anything wrong with a file raises `VectorFileError` naming the file and the place.
+A refusal entry holds exactly one of ``json_schema`` (given to `from_json_schema`) or
+``spec`` (given to `spec_from_dict`); either must raise `SchemaError`: accepting the
+input is a failure, and so is any other exception. ``problems`` lists text each of which
+must occur in at least one reported problem (``<path>: <reason>``), so a vector can pin
+where a problem is found without pinning this library's wording.
 
-`run_schema_vectors` checks a directory against this library: the compiled schema must
-equal ``json_schema`` exactly, key order included, ``validate_args`` must return the
-listed messages in order, and every refusal entry must be refused. A case or refusal a
-predicate of `KNOWN_GAPS` claims is skipped with the predicate's reason, never failed
-and never edited out of the data.
+The checks of a file: the compiled schema must equal ``json_schema`` exactly, key
+order included (the check ``json_schema``); ``validate_args`` must return each case's
+messages in order; every refusal entry must be refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Literal
 
 from ..errors import SchemaError
-from ..schema._build import spec_from_dict
-from ..schema._nodes import Spec
-from ..schema._to_json import to_json_schema
-from ..schema._validate import validate_args
-from ._declared import Entry, file_problems, spec_requirements
-from ._files import (
-    VectorFileError,
-    meta_path,
-    read_checked,
-    same_json,
-    shape_checker,
-    slug,
-)
-from ._gaps import accepted_on_purpose
-from ._refusals import (
-    SchemaRefusal,
-    refusal_outcome,
-)
-from ._shapes import hand_shape_problems
+from ..schema import Spec, from_json_schema, spec_from_dict, to_json_schema, validate_args
+from ._declared import Entry, entry_requires, spec_requirements
+from ._files import EntryIds, same_json
+from ._meta import MetaSchema
+from ._vector_kind import Difference, VectorKind
 
 __all__ = [
-    "KNOWN_GAPS",
-    "META_SCHEMA_NAME",
+    "SCHEMA_VECTORS",
     "SchemaCase",
-    "SchemaFailure",
+    "SchemaRefusal",
     "SchemaVector",
-    "known_gap",
-    "load_schema_vectors",
-    "run_schema_vectors",
+    "refusal_outcome",
 ]
-
-META_SCHEMA_NAME = "schema-vector.schema.json"
-"""File name of the meta-schema, looked up in ``meta/`` beside the vector directory."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,9 +56,11 @@ class SchemaCase:
     """One argument value of a vector and the messages it must produce."""
 
     id: str
-    """``<file stem>/<description slug>``, unique across a directory."""
+    """``<file stem>/<description slug>``, unique across a file's cases and refusals."""
     description: str
     """What the case shows."""
+    spec: Spec
+    """The spec of the case's file, which validates the value."""
     args: Any
     """The argument value, exactly as JSON parsing gives it."""
     violations: tuple[str, ...]
@@ -94,9 +73,30 @@ class SchemaCase:
 
 
 @dataclass(frozen=True, kw_only=True)
+class SchemaRefusal:
+    """One schema or spec that must be refused with `SchemaError`."""
+
+    id: str
+    """``<file stem>/<description slug>``, unique across a file's cases and refusals."""
+    description: str
+    """What the entry shows."""
+    source: Literal["json_schema", "spec"]
+    """``json_schema`` for `from_json_schema`, ``spec`` for `spec_from_dict`."""
+    schema: Any
+    """The input, exactly as JSON parsing gives it."""
+    problems: tuple[str, ...] = ()
+    """Text each of which must occur in at least one reported problem."""
+    upstream: str | None = None
+    """The reference implementation's test this entry ports (its own ``upstream``,
+    else the file's)."""
+    requires: frozenset[str] = frozenset()
+    """What the entry requires of an implementation: its file's words and its own."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class SchemaVector:
-    """One vector file: a spec, its compiled JSON Schema and its cases, and the
-    schemas and specs that must be refused."""
+    """One vector file: a spec, its compiled JSON Schema and its cases, or the schemas
+    and specs that must be refused."""
 
     id: str
     """The file stem, e.g. ``enum``."""
@@ -105,11 +105,10 @@ class SchemaVector:
     description: str
     """What the file as a whole shows."""
     spec: Spec | None
-    """The spec built from the file's plain-dict form; ``None`` in a file of
-    refusals only."""
+    """The spec built from the file's plain-dict form; ``None`` in a file of refusals."""
     json_schema: dict[str, Any] | None
     """The JSON Schema the spec must compile to, key order included; ``None`` in a
-    file of refusals only."""
+    file of refusals."""
     cases: tuple[SchemaCase, ...]
     """The cases, in file order."""
     refusals: tuple[SchemaRefusal, ...] = ()
@@ -117,139 +116,37 @@ class SchemaVector:
     requires: frozenset[str] = frozenset()
     """What every entry of the file requires."""
 
-    @property
-    def checks(self) -> int:
-        """How many checks the vector makes: the compiled schema, each case, each
-        refusal."""
-        return (self.spec is not None) + len(self.cases) + len(self.refusals)
-
 
 @dataclass(frozen=True, kw_only=True)
-class SchemaFailure:
-    """A disagreement between a vector and this library, or a skipped known gap."""
+class _Compiled:
+    """The check that a file's spec compiles to its ``json_schema``."""
 
-    vector_id: str
-    """The id of the vector file."""
-    case: str
-    """The case or refusal description, or ``"json_schema"`` for the compiled schema."""
-    expected: Any
-    """The messages (or schema) the vector lists; for a refusal ``{"refused": ...}``
-    naming the function and the listed problem fragments."""
-    actual: Any
-    """What this library produced; ``None`` when the case was skipped."""
-    skipped: str | None = None
-    """The known-gap reason when the case was skipped instead of run."""
+    id: str
+    spec: Spec
+    json_schema: dict[str, Any] | None
+    description: str = "json_schema"
 
 
-KNOWN_GAPS: list[Callable[[SchemaVector, SchemaCase | SchemaRefusal], str | None]] = [
-    accepted_on_purpose
-]
-"""Predicates naming cases and refusals this library knowingly disagrees with: each
-returns the reason, or ``None`` for an entry it does not claim."""
+_SchemaCheck = _Compiled | SchemaCase | SchemaRefusal
 
 
-def known_gap(vector: SchemaVector, case: SchemaCase | SchemaRefusal) -> str | None:
-    """The reason the first claiming predicate of `KNOWN_GAPS` gives, if any."""
-    for predicate in KNOWN_GAPS:
-        reason = predicate(vector, case)
-        if reason is not None:
-            return reason
-    return None
+def refusal_outcome(refusal: SchemaRefusal) -> Any:
+    """``None`` when the input is refused as the entry says; otherwise what happened
+    instead: ``"accepted"``, ``"crashed: <exception type>: <message>"``, or the list
+    of reported problems when a listed fragment is missing from all of them."""
+    build = from_json_schema if refusal.source == "json_schema" else spec_from_dict
+    try:
+        build(refusal.schema)
+    except SchemaError as exc:
+        reported = [str(problem) for problem in exc.problems] or [str(exc)]
+        missing = [f for f in refusal.problems if not any(f in text for text in reported)]
+        return reported if missing else None
+    except Exception as exc:
+        return f"crashed: {type(exc).__name__}: {exc}"
+    return "accepted"
 
 
-# -- loading ---------------------------------------------------------------------------
-
-
-def load_schema_vectors(
-    directory: str | Path, *, meta_schema: str | Path | None = None
-) -> list[SchemaVector]:
-    """Every ``*.json`` vector file of ``directory``, sorted by file name.
-
-    ``meta_schema`` defaults to ``../meta/schema-vector.schema.json`` beside the
-    directory; when that file or python-jsonschema is missing, the shape is checked
-    by hand instead.
-    """
-    folder = Path(directory)
-    shape_check = shape_checker(
-        meta_path(folder, meta_schema, META_SCHEMA_NAME), hand_shape_problems
-    )
-    return [_load_file(path, shape_check) for path in sorted(folder.glob("*.json"))]
-
-
-def _load_file(path: Path, shape_check: Callable[[Any], list[str]]) -> SchemaVector:
-    data = read_checked(path, shape_check)
-    problems: list[str] = []
-    spec: Spec | None = None
-    if "spec" in data:
-        try:
-            spec = spec_from_dict(data["spec"])
-        except SchemaError as exc:
-            details = [f"$.spec: {p}" for p in exc.problems] or [f"$.spec: {exc}"]
-            raise VectorFileError(path, details) from exc
-    problems += file_problems(data, _entries(data), _KNOWN)
-    if problems:
-        raise VectorFileError(path, problems)
-    shared = frozenset(data["requires"])
-    vector_id = path.stem
-    cases: list[SchemaCase] = []
-    seen: dict[str, str] = {}
-
-    def entry_id(where: str, description: str) -> str:
-        entry = f"{vector_id}/{slug(description)}"
-        if entry in seen:
-            problems.append(f"{where}.description: id {entry!r} repeats {seen[entry]}")
-        seen[entry] = where
-        return entry
-
-    for index, raw in enumerate(data.get("cases", ())):
-        case_id = entry_id(f"$.cases[{index}]", raw["description"])
-        cases.append(
-            SchemaCase(
-                id=case_id,
-                description=raw["description"],
-                args=raw["args"],
-                violations=tuple(raw["violations"]),
-                upstream=raw.get("upstream", data.get("upstream")),
-                requires=shared,
-            )
-        )
-    refusals = [
-        SchemaRefusal(
-            id=entry_id(f"$.refusals[{index}]", raw["description"]),
-            description=raw["description"],
-            source="json_schema" if "json_schema" in raw else "spec",
-            schema=raw["json_schema"] if "json_schema" in raw else raw["spec"],
-            problems=tuple(raw.get("problems", ())),
-            upstream=raw.get("upstream", data.get("upstream")),
-            requires=shared | frozenset(raw.get("requires", ())),
-        )
-        for index, raw in enumerate(data.get("refusals", ()))
-    ]
-    if problems:
-        raise VectorFileError(path, problems)
-    return SchemaVector(
-        id=vector_id,
-        path=path,
-        description=data["description"],
-        spec=spec,
-        json_schema=data.get("json_schema"),
-        cases=tuple(cases),
-        refusals=tuple(refusals),
-        requires=shared,
-    )
-
-
-_KNOWN: dict[str, tuple[str, ...]] = {
-    "rule": (),
-    "profile": (),
-    "events": (),
-    "log": (),
-    "wire": (),
-}
-"""No schema entry requires a rule, a profile, a log shape or a wire format."""
-
-
-def _entries(data: dict[str, Any]) -> list[Entry]:
+def _holds(data: Any) -> list[Entry]:
     """Each entry of a schema file with what it holds: the spec's compiled-schema
     check, each case, each refusal."""
     entries: list[Entry] = []
@@ -266,79 +163,133 @@ def _entries(data: dict[str, Any]) -> list[Entry]:
     return entries
 
 
-# -- running ---------------------------------------------------------------------------
-
-
-def run_schema_vectors(
-    directory: str | Path | Iterable[SchemaVector],
-) -> list[SchemaFailure]:
-    """Every disagreement between the vectors and this library, plus one entry per
-    skipped known gap (``skipped`` set); an empty list means full conformance."""
-    if isinstance(directory, (str, Path)):
-        vectors: Iterable[SchemaVector] = load_schema_vectors(directory)
-    else:
-        vectors = directory
-    failures: list[SchemaFailure] = []
-    for vector in vectors:
-        failures += _run_cases(vector)
-        failures += _run_refusals(vector)
-    return failures
-
-
-def _skipped(
-    vector: SchemaVector, entry: SchemaCase | SchemaRefusal, expected: Any
-) -> SchemaFailure | None:
-    reason = known_gap(vector, entry)
-    if reason is None:
-        return None
-    return SchemaFailure(
-        vector_id=vector.id, case=entry.description, expected=expected, actual=None, skipped=reason
+def _build(path: Path, data: dict[str, Any], problems: list[str], _: MetaSchema) -> SchemaVector:
+    spec: Spec | None = None
+    if "spec" in data:
+        try:
+            spec = spec_from_dict(data["spec"])
+        except SchemaError as exc:
+            problems += [f"$.spec: {p}" for p in exc.problems] or [f"$.spec: {exc}"]
+    ids = EntryIds(path.stem, problems)
+    raw_cases = data.get("cases", [])
+    case_ids = [ids(f"$.cases[{i}]", raw["description"]) for i, raw in enumerate(raw_cases)]
+    refusals = tuple(
+        SchemaRefusal(
+            id=ids(f"$.refusals[{index}]", raw["description"]),
+            description=raw["description"],
+            source="json_schema" if "json_schema" in raw else "spec",
+            schema=raw["json_schema"] if "json_schema" in raw else raw["spec"],
+            problems=tuple(raw.get("problems", ())),
+            upstream=raw.get("upstream", data.get("upstream")),
+            requires=entry_requires(data, raw),
+        )
+        for index, raw in enumerate(data.get("refusals", ()))
+    )
+    cases = tuple(
+        SchemaCase(
+            id=case_id,
+            description=raw["description"],
+            spec=spec,
+            args=raw["args"],
+            violations=tuple(raw["violations"]),
+            upstream=raw.get("upstream", data.get("upstream")),
+            requires=frozenset(data["requires"]),
+        )
+        for case_id, raw in zip(case_ids, raw_cases, strict=True)
+        if spec is not None
+    )
+    return SchemaVector(
+        id=path.stem,
+        path=path,
+        description=data["description"],
+        spec=spec,
+        json_schema=data.get("json_schema"),
+        cases=cases,
+        refusals=refusals,
+        requires=frozenset(data["requires"]),
     )
 
 
-def _run_cases(vector: SchemaVector) -> list[SchemaFailure]:
-    if vector.spec is None:
-        return []
-    failures: list[SchemaFailure] = []
-    compiled = to_json_schema(vector.spec)
-    if not same_json(compiled, vector.json_schema):
-        failures.append(
-            SchemaFailure(
-                vector_id=vector.id,
-                case="json_schema",
-                expected=vector.json_schema,
-                actual=compiled,
+def _checks(vector: SchemaVector) -> list[_SchemaCheck]:
+    compiled: list[_SchemaCheck] = []
+    if vector.spec is not None:
+        compiled.append(
+            _Compiled(
+                id=f"{vector.id}/json_schema", spec=vector.spec, json_schema=vector.json_schema
             )
         )
-    for case in vector.cases:
-        expected = list(case.violations)
-        skipped = _skipped(vector, case, expected)
-        if skipped is not None:
-            failures.append(skipped)
-            continue
-        actual = validate_args(vector.spec, case.args)
-        if actual != expected:
-            failures.append(
-                SchemaFailure(
-                    vector_id=vector.id, case=case.description, expected=expected, actual=actual
-                )
-            )
-    return failures
+    return [*compiled, *vector.cases, *vector.refusals]
 
 
-def _run_refusals(vector: SchemaVector) -> list[SchemaFailure]:
-    failures: list[SchemaFailure] = []
-    for refusal in vector.refusals:
-        expected = {"refused": refusal.source, "problems": list(refusal.problems)}
-        skipped = _skipped(vector, refusal, expected)
-        if skipped is not None:
-            failures.append(skipped)
-            continue
-        actual = refusal_outcome(refusal)
-        if actual is not None:
-            failures.append(
-                SchemaFailure(
-                    vector_id=vector.id, case=refusal.description, expected=expected, actual=actual
-                )
-            )
-    return failures
+def _expected(check: _SchemaCheck) -> Any:
+    if isinstance(check, _Compiled):
+        return check.json_schema
+    if isinstance(check, SchemaCase):
+        return list(check.violations)
+    return {"refused": check.source, "problems": list(check.problems)}
+
+
+def _compare(check: _SchemaCheck) -> list[Difference]:
+    actual: Any
+    if isinstance(check, _Compiled):
+        actual = to_json_schema(check.spec)
+        agrees = same_json(actual, check.json_schema)
+    elif isinstance(check, SchemaCase):
+        actual = validate_args(check.spec, check.args)
+        agrees = actual == list(check.violations)
+    else:
+        actual = refusal_outcome(check)
+        agrees = actual is None
+    return [] if agrees else [(check.description, _expected(check), actual)]
+
+
+_IMPORTER_RFC = "docs/rfc/implemented/feature/2026-12-01-importer-reads-standard-json-schema.md"
+_REFUSALS = "upstream-raw-schema-refusals"
+
+
+def _on_purpose(section: str, what: str) -> str:
+    return f"from_json_schema imports this on purpose: {what} ({_IMPORTER_RFC}, '{section}')"
+
+
+_TYPE_LIST = _on_purpose("Type lists", "a type list is anyOf, one branch per type")
+_ONE_BRANCH = _on_purpose("A oneOf of one schema", "a oneOf of one schema is that schema")
+_TYPE_BESIDE = _on_purpose("A type beside oneOf", "a type beside oneOf holds in every branch")
+_OTHER_TYPE = _on_purpose(
+    "Keywords of another type", "a well-formed keyword of another type never applies"
+)
+_LITERALS = _on_purpose(
+    "Literals on every typed node", "enum and const hold on any typed node, as written"
+)
+_UNDECLARED = _on_purpose(
+    "Required names without a property schema", "a required name may have no property schema"
+)
+
+SCHEMA_VECTORS: VectorKind[SchemaVector, _SchemaCheck] = VectorKind(
+    name="schema",
+    meta_schema="schema-vector.schema.json",
+    words={"rule": (), "profile": (), "events": (), "log": (), "wire": ()},
+    holds=_holds,
+    build=_build,
+    checks=_checks,
+    expected=_expected,
+    compare=_compare,
+    # Raw JSON Schemas the reference refuses and from_json_schema imports on purpose.
+    gaps=MappingProxyType(
+        {
+            f"{_REFUSALS}/a-type-list": _TYPE_LIST,
+            f"{_REFUSALS}/a-oneof-of-one-branch": _ONE_BRANCH,
+            f"{_REFUSALS}/a-type-beside-oneof": _TYPE_BESIDE,
+            f"{_REFUSALS}/items-beside-type-object": _OTHER_TYPE,
+            f"{_REFUSALS}/properties-beside-type-array": _OTHER_TYPE,
+            f"{_REFUSALS}/enum-beside-type-object": _LITERALS,
+            f"{_REFUSALS}/const-beside-type-array": _LITERALS,
+            f"{_REFUSALS}/a-number-enum-of-text": _LITERALS,
+            f"{_REFUSALS}/an-integer-enum-holding-a-fraction": _LITERALS,
+            f"{_REFUSALS}/a-boolean-const-that-is-a-number": _LITERALS,
+            f"{_REFUSALS}/a-const-outside-the-enum": _LITERALS,
+            f"{_REFUSALS}/required-naming-an-undeclared-property": _UNDECLARED,
+            f"{_REFUSALS}/required-naming-tostring-which-is-not-declared": _UNDECLARED,
+        }
+    ),
+)
+"""Schema vectors, under ``conformance/schema/``."""

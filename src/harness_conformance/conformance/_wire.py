@@ -1,4 +1,5 @@
-"""Load and run the wire conformance vectors of ``conformance/wire/``.
+"""Wire vectors (`WIRE_VECTORS`): the provider responses, HTTP errors and requests of
+``conformance/wire/`` and what each wire format must read from them.
 
 A wire vector file (format 2) is ``{"vectors": 2, "description", "requires", "format",
 "upstream"?, "cases": [...]}``, every case in the one wire format ``format`` names
@@ -25,44 +26,25 @@ chunk form every harness already writes to its logs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import LlmError
-from ..events import chunk_to_json
-from ..wire import WireFormat, format_named
-from ._cases import check_cases, first_reason
-from ._declared import Entry, file_problems
-from ._files import (
-    VectorFailure,
-    VectorFileError,
-    meta_path,
-    read_checked,
-    same_json,
-    shape_checker,
-    slug,
-)
-from ._wire_shapes import WIRE_WORDS, WireKind, case_kind, chunk_problems, hand_wire_problems
+from ..events import chunk_from_json, chunk_to_json
+from ..wire import FORMATS, WireFormat, format_named
+from ._declared import Entry, entry_requires
+from ._files import CaseVector, EntryIds, same_json
+from ._meta import MetaSchema
+from ._vector_kind import Difference, VectorKind
 
-__all__ = [
-    "WIRE_KNOWN_GAPS",
-    "WIRE_META_SCHEMA_NAME",
-    "WireCase",
-    "WireVector",
-    "load_wire_vectors",
-    "run_wire_case",
-    "run_wire_vectors",
-    "wire_known_gap",
-]
+__all__ = ["WIRE_VECTORS", "WireCase", "WireVector", "run_wire_case"]
 
-WIRE_META_SCHEMA_NAME = "wire-vector.schema.json"
-"""File name of the meta-schema, looked up in ``meta/`` beside the vector directory."""
+WireKind = Literal["response", "http-error", "request"]
 
 _EXPECTED = ("chunks", "failure", "server_calls", "request")
 _NOT_GIVEN = frozenset({*_EXPECTED, "description", "upstream", "requires"})
-_KNOWN = {"rule": (), "profile": (), "wire": WIRE_WORDS}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,81 +73,69 @@ class WireCase:
 
 
 @dataclass(frozen=True, kw_only=True)
-class WireVector:
+class WireVector(CaseVector[WireCase]):
     """One wire vector file."""
 
-    id: str
-    """The file stem, e.g. ``gemini``."""
-    path: Path
-    """The file the vector was read from."""
-    description: str
-    """What the file as a whole shows."""
     format: str
     """The wire format every case speaks."""
-    cases: tuple[WireCase, ...]
-    """The cases, in file order."""
 
 
-WIRE_KNOWN_GAPS: list[Callable[[WireCase], str | None]] = []
-"""Predicates naming wire cases this library knowingly disagrees with: each returns the
-reason, or ``None`` for a case it does not claim."""
+def _case_kind(case: Mapping[str, Any]) -> WireKind:
+    """Which kind a case is, told by its input keys: a request has ``url``, an HTTP
+    error ``status``, and anything else is a response."""
+    if "url" in case or "request_body" in case or "request" in case:
+        return "request"
+    if "status" in case or "error_body" in case or "headers" in case:
+        return "http-error"
+    return "response"
 
 
-def wire_known_gap(case: WireCase) -> str | None:
-    """The reason the first claiming predicate of `WIRE_KNOWN_GAPS` gives, if any."""
-    return first_reason(WIRE_KNOWN_GAPS, case)
+def _holds(data: Mapping[str, Any]) -> list[Entry]:
+    entries: list[Entry] = []
+    for index, raw in enumerate(data["cases"]):
+        holds = {f"wire:{data['format']}"}
+        holds.add("op:read-request" if _case_kind(raw) == "request" else "op:read-response")
+        if "body" in raw:
+            holds.add("wire:non-streamed-body")
+        entries.append((f"$.cases[{index}]", raw, holds))
+    return entries
 
 
-# -- loading ---------------------------------------------------------------------------
-
-
-def load_wire_vectors(
-    directory: str | Path, *, meta_schema: str | Path | None = None
-) -> list[WireVector]:
-    """Every ``*.json`` vector file of ``directory``, sorted by file name.
-
-    ``meta_schema`` defaults to ``../meta/wire-vector.schema.json`` beside the
-    directory. Raises `VectorFileError` naming the file and JSON path of every problem.
-    """
-    folder = Path(directory)
-    check = shape_checker(meta_path(folder, meta_schema, WIRE_META_SCHEMA_NAME), hand_wire_problems)
-    return [_load_file(path, check) for path in sorted(folder.glob("*.json"))]
-
-
-def _load_file(path: Path, check: Callable[[Any], list[str]]) -> WireVector:
-    data = read_checked(path, check)
+def _chunk_problems(chunks: list[Any], where: str) -> list[str]:
+    """The expected chunks the session-log codec (`chunk_from_json`) refuses, which the
+    meta-schema cannot tell."""
     problems: list[str] = []
+    for number, chunk in enumerate(chunks):
+        try:
+            chunk_from_json(chunk, f"{where}[{number}]")
+        except ValueError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def _build(path: Path, data: dict[str, Any], problems: list[str], _: MetaSchema) -> WireVector:
+    ids = EntryIds(path.stem, problems)
     cases: list[WireCase] = []
-    seen: dict[str, str] = {}
-    problems += file_problems(
-        data, [_entry(data, i, raw) for i, raw in enumerate(data["cases"])], _KNOWN
-    )
     for index, raw in enumerate(data["cases"]):
         place = f"$.cases[{index}]"
-        case_id = f"{path.stem}/{slug(raw['description'])}"
-        if case_id in seen:
-            problems.append(f"{place}.description: id {case_id!r} repeats {seen[case_id]}")
-        seen[case_id] = place
-        # Chunks the codec cannot read are named here even when jsonschema checked the file.
+        case_id = ids(place, raw["description"])
         if "chunks" in raw:
-            problems += chunk_problems(raw["chunks"], f"{place}.chunks")
-        if isinstance(raw.get("failure"), dict) and "chunks" in raw["failure"]:
-            problems += chunk_problems(raw["failure"]["chunks"], f"{place}.failure.chunks")
+            problems += _chunk_problems(raw["chunks"], f"{place}.chunks")
+        if "chunks" in raw.get("failure", {}):
+            problems += _chunk_problems(raw["failure"]["chunks"], f"{place}.failure.chunks")
         cases.append(
             WireCase(
                 id=case_id,
                 vector_id=path.stem,
                 format=data["format"],
                 description=raw["description"],
-                kind=case_kind(raw),
+                kind=_case_kind(raw),
                 given={k: v for k, v in raw.items() if k not in _NOT_GIVEN},
                 expected={k: raw[k] for k in _EXPECTED if k in raw},
                 upstream=raw.get("upstream", data.get("upstream")),
-                requires=frozenset(data["requires"]) | frozenset(raw.get("requires", ())),
+                requires=entry_requires(data, raw),
             )
         )
-    if problems:
-        raise VectorFileError(path, problems)
     return WireVector(
         id=path.stem,
         path=path,
@@ -173,17 +143,6 @@ def _load_file(path: Path, check: Callable[[Any], list[str]]) -> WireVector:
         format=data["format"],
         cases=tuple(cases),
     )
-
-
-def _entry(data: Mapping[str, Any], index: int, raw: Mapping[str, Any]) -> Entry:
-    holds = {f"wire:{data['format']}"}
-    holds.add("op:read-request" if case_kind(raw) == "request" else "op:read-response")
-    if "body" in raw:
-        holds.add("wire:non-streamed-body")
-    return (f"$.cases[{index}]", raw, holds)
-
-
-# -- running ---------------------------------------------------------------------------
 
 
 def _read_response(wire: WireFormat, case: WireCase) -> dict[str, Any]:
@@ -240,17 +199,28 @@ def run_wire_case(case: WireCase) -> dict[str, Any]:
     }
 
 
-def run_wire_vectors(directory: str | Path | Iterable[WireVector]) -> list[VectorFailure]:
-    """Every case this library disagrees with, plus one entry per skipped known gap
-    (``skipped`` set); an empty list means full conformance."""
-    if isinstance(directory, (str, Path)):
-        vectors: Iterable[WireVector] = load_wire_vectors(directory)
-    else:
-        vectors = directory
-    return check_cases(
-        vectors,
-        expected=lambda case: dict(case.expected),
-        gap=wire_known_gap,
-        run=run_wire_case,
-        agrees=lambda case, actual: same_json(actual, dict(case.expected), key_order=False),
+def _compare(case: WireCase) -> list[Difference]:
+    actual = run_wire_case(case)
+    expected = dict(case.expected)
+    return (
+        []
+        if same_json(actual, expected, key_order=False)
+        else [(case.description, expected, actual)]
     )
+
+
+WIRE_VECTORS: VectorKind[WireVector, WireCase] = VectorKind(
+    name="wire",
+    meta_schema="wire-vector.schema.json",
+    words={
+        "rule": (),
+        "profile": (),
+        "wire": (*(wire.name for wire in FORMATS), "non-streamed-body"),
+    },
+    holds=_holds,
+    build=_build,
+    checks=lambda vector: vector.cases,
+    expected=lambda case: dict(case.expected),
+    compare=_compare,
+)
+"""Wire vectors, under ``conformance/wire/``; no case is a known gap."""

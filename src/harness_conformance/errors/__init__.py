@@ -63,3 +63,20 @@ __all__ = [
     "error_info",
     "harness_error_of",
 ]
+
+# The module users import these from, where pickle finds them too.
+for _cls in (
+    AbortError,
+    CassetteError,
+    HarnessError,
+    InvariantError,
+    LlmError,
+    LlmFailure,
+    SchemaError,
+    SchemaProblem,
+    ToolArgsError,
+    ToolNotFoundError,
+    ToolOutputError,
+):
+    _cls.__module__ = "harness_conformance"
+del _cls

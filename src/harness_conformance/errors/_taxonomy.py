@@ -44,8 +44,6 @@ class HarnessError(Exception):
     Chain the underlying failure with ``raise ... from`` and read it back as `cause`.
     """
 
-    __module__ = "harness_conformance"
-
     codes: ClassVar[tuple[str, ...]] = (UNKNOWN_CODE,)
     """Every code this class may carry; the first is the default."""
 
@@ -100,8 +98,6 @@ class HarnessError(Exception):
 class SchemaProblem:
     """One thing wrong with a schema, located by a JSON pointer or a DSL path."""
 
-    __module__ = "harness_conformance"
-
     path: str
     """Where the problem is: ``#/properties/x`` for JSON Schema, a DSL path otherwise."""
     reason: str
@@ -118,8 +114,6 @@ class SchemaError(HarnessError, ValueError):
     importer. `problems` lists every problem found, not just the first.
     """
 
-    __module__ = "harness_conformance"
-
     codes: ClassVar[tuple[str, ...]] = ("UNSUPPORTED_SCHEMA",)
 
     problems: tuple[SchemaProblem, ...]
@@ -135,8 +129,6 @@ class ToolArgsError(HarnessError, ValueError):
     The message is ``invalid arguments: `` followed by every violation, joined by
     ``; ``, so the model can correct all of them in one retry.
     """
-
-    __module__ = "harness_conformance"
 
     codes: ClassVar[tuple[str, ...]] = ("INVALID_ARGS",)
 
@@ -157,8 +149,6 @@ class ToolArgsError(HarnessError, ValueError):
 class ToolNotFoundError(HarnessError, LookupError):
     """A tool call names a tool that is not registered."""
 
-    __module__ = "harness_conformance"
-
     codes: ClassVar[tuple[str, ...]] = ("UNKNOWN_TOOL",)
 
     tool: str
@@ -171,8 +161,6 @@ class ToolNotFoundError(HarnessError, LookupError):
 class ToolOutputError(HarnessError, TypeError):
     """A tool returned a value that cannot be turned into tool-result content."""
 
-    __module__ = "harness_conformance"
-
     codes: ClassVar[tuple[str, ...]] = ("INVALID_TOOL_OUTPUT",)
 
 
@@ -182,8 +170,6 @@ class AbortError(HarnessError):
     ``ABORTED`` goes to the tool that was running when the cancel arrived;
     ``ABORTED_BEFORE_DISPATCH`` to calls of the same step that had not started.
     """
-
-    __module__ = "harness_conformance"
 
     codes: ClassVar[tuple[str, ...]] = ("ABORTED", "ABORTED_BEFORE_DISPATCH")
 
@@ -200,8 +186,6 @@ class LlmFailure:
     builds failures from provider data drops odd values instead (see
     ``docs/errors.md``).
     """
-
-    __module__ = "harness_conformance"
 
     message: str
     """Human-readable description, safe to show to a user."""
@@ -258,8 +242,6 @@ class LlmError(HarnessError, RuntimeError):
     others end the turn with an error reason.
     """
 
-    __module__ = "harness_conformance"
-
     codes: ClassVar[tuple[str, ...]] = (
         "AUTH",
         "RATE_LIMIT",
@@ -299,8 +281,6 @@ class InvariantError(HarnessError, AssertionError):
     sequence number, when the event has one.
     """
 
-    __module__ = "harness_conformance"
-
     codes: ClassVar[tuple[str, ...]] = ("INVARIANT",)
 
     rule: str
@@ -318,8 +298,6 @@ class CassetteError(HarnessError, RuntimeError):
     The code is always explicit, since no single failure is a sensible default.
     `path` names the cassette file when one is involved.
     """
-
-    __module__ = "harness_conformance"
 
     codes: ClassVar[tuple[str, ...]] = (
         "CASSETTE_MISSING",

@@ -60,6 +60,8 @@ from ._durable import (
     event_from_json,
     event_to_json,
 )
+from ._legacy_layouts import turn_end_failure
+from ._packed_rows import expand_row
 from ._session_log import (
     PACKED_ROW_TYPES,
     SESSION_LOG_VERSION,
@@ -110,9 +112,25 @@ __all__ = [
     "UserMessageEvent",
     "chunk_from_json",
     "chunk_to_json",
+    "clear_caches",
     "event_from_json",
     "event_to_json",
+    "expand_row",
     "is_log_name",
     "read_session_log",
+    "turn_end_failure",
     "write_session_log",
 ]
+
+# The module users import these from, where pickle finds them too.
+for _cls in (SessionHeader, SessionLog, SessionLogError, SessionLogWriter):
+    _cls.__module__ = "harness_conformance"
+del _cls
+
+
+def clear_caches() -> None:
+    """Empty the caches of this part: the field specs read from the event and chunk
+    classes."""
+    from ._codec import clear_field_specs
+
+    clear_field_specs()

@@ -19,7 +19,13 @@ from typing import Any, TypeAlias
 from ._chunks import CHUNK_TYPES, Chunk
 from ._legacy_layouts import absent_defaults
 
-__all__ = ["chunk_from_json", "chunk_to_json", "data_from_json", "data_to_json"]
+__all__ = [
+    "chunk_from_json",
+    "chunk_to_json",
+    "clear_field_specs",
+    "data_from_json",
+    "data_to_json",
+]
 
 JsonObject: TypeAlias = dict[str, Any]
 FieldSpec: TypeAlias = tuple[str, str, bool, Callable[[Any], bool]]
@@ -69,6 +75,8 @@ def _fields(cls: type[Any]) -> tuple[FieldSpec, ...]:
     """(attribute, JSON key, optional, type check) for each modelled field of ``cls``."""
     specs = _FIELDS.get(cls)
     if specs is None:
+        if len(_FIELDS) >= _MOST:  # event classes made on the fly do not pile up
+            _FIELDS.clear()
         specs = _FIELDS[cls] = tuple(
             (f.name, _camel(f.name), f.default is None, _accepts(str(f.type)))
             for f in dataclasses.fields(cls)
@@ -78,6 +86,13 @@ def _fields(cls: type[Any]) -> tuple[FieldSpec, ...]:
 
 
 _FIELDS: dict[type[Any], tuple[FieldSpec, ...]] = {}
+_MOST = 256
+"""How many event and chunk classes `_fields` keeps the field specs of."""
+
+
+def clear_field_specs() -> None:
+    """Forget the field specs `_fields` read from the event and chunk classes."""
+    _FIELDS.clear()
 
 
 def data_to_json(obj: Any) -> JsonObject:

@@ -16,8 +16,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..parsing._limits import integer_limit
-from ..parsing._zstd import zstd_error, zstd_pieces
+from ..parsing import integer_limit, zstd_error, zstd_pieces
 
 __all__ = [
     "LOG_SUFFIXES",

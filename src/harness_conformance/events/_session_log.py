@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
-from ..parsing._json import JsonTextError, parse_json
+from ..parsing import JsonTextError, parse_json
 from ._compressed import log_bytes
 from ._durable import (
     EVENT_TYPES,
@@ -69,18 +69,19 @@ class SessionLogError(ValueError):
     """A session log line cannot be read. ``path`` is the file, ``line`` the 1-based line
     number and ``problem`` what is wrong; the message adds what to do about it."""
 
-    __module__ = "harness_conformance"
-
     def __init__(self, path: Path, line: int, problem: str, fix: str) -> None:
         self.path, self.line, self.problem = path, line, problem
+        self._fix = fix
         super().__init__(f"{path}, line {line}: {problem}. {fix}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # ``__init__`` takes the parts of the message, so pickle rebuilds from them.
+        return (type(self), (self.path, self.line, self.problem, self._fix))
 
 
 @dataclass(frozen=True, kw_only=True)
 class SessionHeader:
     """The first line of a session log."""
-
-    __module__ = "harness_conformance"
 
     id: str
     """The session id."""
@@ -131,8 +132,6 @@ class SessionHeader:
 @dataclass(frozen=True, kw_only=True)
 class SessionLog:
     """A session log read from disk (or built to be written)."""
-
-    __module__ = "harness_conformance"
 
     header: SessionHeader
     """The header line."""
@@ -232,8 +231,6 @@ class SessionLogWriter:
     at construction; `on_event` writes one line per durable event and flushes it,
     ignoring live events. Use it as a context manager or call `close`.
     """
-
-    __module__ = "harness_conformance"
 
     def __init__(self, path: PathArg, *, header: SessionHeader | None = None) -> None:
         self.path = Path(path)

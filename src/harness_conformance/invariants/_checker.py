@@ -67,8 +67,6 @@ _Route = tuple[bool, _Checks]
 class Violation:
     """One event that breaks one rule."""
 
-    __module__ = "harness_conformance"
-
     rule: str
     """The rule id, e.g. ``turn-pairing``."""
     seq: int | None
@@ -107,8 +105,6 @@ class InvariantChecker:
     the rule id and the event's seq, at the first event that breaks a rule; otherwise
     it only collects. Either way every violation found is appended to `violations`.
     """
-
-    __module__ = "harness_conformance"
 
     def __init__(self, profile: str = "strict", *, raise_on_violation: bool = True) -> None:
         self.profile = _check_profile(profile)

@@ -35,7 +35,7 @@ import anyio.lowlevel
 
 from ..errors import LlmError, LlmFailure
 from ..events import Chunk
-from ..wire._http_failures import SUMMARY, request_id_of
+from ..wire import SUMMARY, request_id_of
 from ..wire.anthropic import ANTHROPIC_MESSAGES, DEFAULT_MAX_TOKENS, request_body
 from ._base import ModelRequest
 from ._errors import carried_harness_error
@@ -53,10 +53,10 @@ __all__ = [
     "failure_from_sdk",
 ]
 
-ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_BASE_URL = ANTHROPIC_MESSAGES.provider.base_url
 """The base URL used when none is given (the SDK adds ``/v1/messages``)."""
 
-ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
+ANTHROPIC_KEY_ENV = ANTHROPIC_MESSAGES.provider.key_env[0]
 """The environment variable the API key is read from."""
 
 _CLOSE_TIMEOUT = 2.0
@@ -182,8 +182,6 @@ class AnthropicModel(SdkModel):
     without it. Close the model (``await model.aclose()`` or ``async with model``) to release
     the connections of the client it built.
     """
-
-    __module__ = "harness_conformance"
 
     def __init__(
         self,

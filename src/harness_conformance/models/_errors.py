@@ -39,7 +39,7 @@ import json
 from collections.abc import Iterator, Mapping
 
 from ..errors import HarnessError, LlmError, LlmFailure
-from ..wire._http_failures import (
+from ..wire import (
     SUMMARY,
     failure_from_http,
     failure_from_stream_error,

@@ -24,17 +24,15 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import anyio.lowlevel
 
 from ..errors import LlmError, LlmFailure
 from ..events import Chunk
-from ..wire.gemini import GEMINI, request_body, request_path
+from ..wire.gemini import GEMINI, GEMINI_API_VERSION, request_body, request_path, split_base_url
 from ._base import ModelRequest
 from ._errors import carried_harness_error, failure_from_exception
 from ._openai_compat import shared_ssl_context
@@ -52,16 +50,12 @@ __all__ = [
     "split_base_url",
 ]
 
-GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
+GEMINI_BASE_URL = GEMINI.provider.base_url
 """The base URL used when none is given."""
 
-GEMINI_API_VERSION = "v1beta"
-"""The API version used when the base URL names none."""
-
-GEMINI_KEY_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+GEMINI_KEY_VARS = GEMINI.provider.key_env
 """The environment variables searched for an API key, in order."""
 
-_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d*)?")
 _CLOSE_TIMEOUT = 2.0
 _MISSING_SDK = (
     'GeminiModel needs the google-genai package: pip install "harness-conformance[gemini]"'
@@ -75,16 +69,6 @@ def _genai() -> Any:
     except ImportError as exc:
         raise ImportError(_MISSING_SDK) from exc
     return genai
-
-
-def split_base_url(base_url: str) -> tuple[str, str]:
-    """``(root, API version)`` of a base URL: a last path segment that is a version
-    (``/v1``, ``/v1beta``) names the version, else `GEMINI_API_VERSION` applies."""
-    parts = urlsplit(base_url.rstrip("/"))
-    head, _, last = parts.path.rpartition("/")
-    if _VERSION.fullmatch(last):
-        return urlunsplit(parts._replace(path=head)), last
-    return urlunsplit(parts), GEMINI_API_VERSION
 
 
 def _gemini_failure(exc: BaseException, request_id: str | None) -> LlmFailure | None:
@@ -155,8 +139,6 @@ class GeminiModel(SdkModel):
     and a ``model`` setting overrides ``model``. Close the model (``await
     model.aclose()`` or ``async with model``) to release the connections it opened.
     """
-
-    __module__ = "harness_conformance"
 
     def __init__(
         self,

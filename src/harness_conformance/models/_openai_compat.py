@@ -4,7 +4,7 @@ DeepSeek is the default (``https://api.deepseek.com``, ``deepseek-chat``); any
 OpenAI-compatible base URL works. Each call is one streamed
 ``chat.completions.create`` with ``stream_options.include_usage`` on and SDK retries
 off (the agent loop owns retries). Wire chunks become our chunks as described in
-`harness_conformance.wire._chat_stream`; SDK and HTTP failures become `LlmError` as
+`harness_conformance.wire.chat`; SDK and HTTP failures become `LlmError` as
 described in `harness_conformance.models._errors`.
 
 The API key comes from ``api_key=``, else from the environment when the first call is
@@ -38,7 +38,7 @@ import anyio.lowlevel
 
 from ..errors import LlmError, LlmFailure
 from ..events import Chunk
-from ..wire._chat_stream import ChatStreamAssembler
+from ..wire import OPENAI_CHAT, ChatStreamAssembler
 from ._base import ModelRequest
 from ._errors import provider_errors, request_id_of
 from ._sdk_model import DEFAULT_TIMEOUT, SdkModel
@@ -48,9 +48,15 @@ if TYPE_CHECKING:
 
     from openai import AsyncOpenAI
 
-__all__ = ["DEEPSEEK_BASE_URL", "DEFAULT_TIMEOUT", "OpenAICompatibleModel", "credential_env_vars"]
+__all__ = [
+    "DEEPSEEK_BASE_URL",
+    "DEFAULT_TIMEOUT",
+    "OpenAICompatibleModel",
+    "clear_ssl_contexts",
+    "credential_env_vars",
+]
 
-DEEPSEEK_BASE_URL = "https://api.deepseek.com"
+DEEPSEEK_BASE_URL = OPENAI_CHAT.provider.base_url
 """The base URL used when none is given."""
 
 
@@ -58,6 +64,15 @@ _CLOSE_TIMEOUT = 2.0
 _EVENT_STREAM = "text/event-stream"
 _SSL_LOCK = threading.Lock()
 _SSL_CONTEXTS: dict[tuple[str, str | None, str | None], ssl.SSLContext] = {}
+_MOST_SSL_CONTEXTS = 16
+"""How many SSL contexts (one per HTTP library and CA setting) are kept."""
+
+
+def clear_ssl_contexts() -> None:
+    """Forget the shared SSL contexts, so the next client builds one from the CA
+    settings of that moment; clients made before keep theirs."""
+    with _SSL_LOCK:
+        _SSL_CONTEXTS.clear()
 
 
 def credential_env_vars(base_url: str) -> tuple[str, ...]:
@@ -87,6 +102,8 @@ def shared_ssl_context(client_class: type[Any]) -> ssl.SSLContext | None:
     with _SSL_LOCK:
         context = _SSL_CONTEXTS.get(key)
         if context is None:
+            if len(_SSL_CONTEXTS) >= _MOST_SSL_CONTEXTS:
+                _SSL_CONTEXTS.clear()
             context = _SSL_CONTEXTS[key] = build(verify=True, trust_env=True)
         return context
 
@@ -121,8 +138,6 @@ class OpenAICompatibleModel(SdkModel):
     Close the model (``await model.aclose()`` or ``async with model``) to release
     the connections of the client it built.
     """
-
-    __module__ = "harness_conformance"
 
     def __init__(
         self,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from ..wire import FORMATS, WireFormat, format_named
 from ._base import Model
 
 __all__ = ["PROVIDERS", "SDK_ROOTS", "Provider", "model_for", "sdk_base_url"]
@@ -46,43 +47,33 @@ class Provider:
         return found
 
 
+_MODELS = {
+    "openai-chat": "._openai_compat:OpenAICompatibleModel",
+    "anthropic-messages": "._anthropic:AnthropicModel",
+    "openai-responses": "._responses:OpenAIResponsesModel",
+    "gemini": "._gemini:GeminiModel",
+}
+"""The model class of each wire format that records through its SDK, in the order the
+command line and the plugin offer the formats."""
+
+
+def _provider(speaks: WireFormat) -> Provider:
+    facts = speaks.provider
+    return Provider(
+        speaks.name,
+        facts.default_model,
+        facts.base_url,
+        facts.key_env,
+        facts.extra,
+        _MODELS[speaks.name],
+    )
+
+
 PROVIDERS: Mapping[str, Provider] = MappingProxyType(
-    {
-        "openai-chat": Provider(
-            "openai-chat",
-            "deepseek-chat",
-            "https://api.deepseek.com",
-            ("DEEPSEEK_API_KEY", "OPENAI_API_KEY"),
-            None,
-            "._openai_compat:OpenAICompatibleModel",
-        ),
-        "anthropic-messages": Provider(
-            "anthropic-messages",
-            "claude-sonnet-4-5",
-            "https://api.anthropic.com",
-            ("ANTHROPIC_API_KEY",),
-            "anthropic",
-            "._anthropic:AnthropicModel",
-        ),
-        "openai-responses": Provider(
-            "openai-responses",
-            "gpt-4.1-mini",
-            "https://api.openai.com/v1",
-            ("OPENAI_API_KEY",),
-            None,
-            "._responses:OpenAIResponsesModel",
-        ),
-        "gemini": Provider(
-            "gemini",
-            "gemini-2.5-flash",
-            "https://generativelanguage.googleapis.com",
-            ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-            "gemini",
-            "._gemini:GeminiModel",
-        ),
-    }
+    {name: _provider(format_named(name)) for name in _MODELS}
 )
-"""Every wire format the library records, by name."""
+"""Every wire format the library records, by name, with its provider's defaults as
+the format names them (`WireFormat.provider`)."""
 
 
 def model_for(
@@ -111,7 +102,7 @@ def model_for(
     return made
 
 
-SDK_ROOTS = frozenset({"anthropic-messages", "gemini"})
+SDK_ROOTS = frozenset(speaks.name for speaks in FORMATS if speaks.provider.sdk_root)
 """The wire formats whose SDK adds the API version to its base URL itself (the anthropic
 SDK ``/v1/messages``, google-genai ``/v1beta/models/...``): their base URL is the root."""
 

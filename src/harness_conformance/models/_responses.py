@@ -46,10 +46,10 @@ if TYPE_CHECKING:
 
 __all__ = ["OPENAI_BASE_URL", "RESPONSES_DEFAULT_MODEL", "OpenAIResponsesModel"]
 
-OPENAI_BASE_URL = "https://api.openai.com/v1"
+OPENAI_BASE_URL = OPENAI_RESPONSES.provider.base_url
 """The base URL used when none is given."""
 
-RESPONSES_DEFAULT_MODEL = "gpt-4.1-mini"
+RESPONSES_DEFAULT_MODEL = OPENAI_RESPONSES.provider.default_model
 """The model used when none is named."""
 
 _CLOSE_TIMEOUT = 2.0
@@ -109,8 +109,6 @@ class OpenAIResponsesModel(SdkModel):
     the model (``await model.aclose()`` or ``async with model``) to release the
     connections of the client it built.
     """
-
-    __module__ = "harness_conformance"
 
     def __init__(
         self,

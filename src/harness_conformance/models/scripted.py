@@ -140,8 +140,6 @@ def tool_calls_reply(
 class ScriptedModel:
     """Plays ``script`` one reply per call and records every request."""
 
-    __module__ = "harness_conformance"
-
     script: Sequence[Reply]
     name: str = "scripted"
     provider: str = "scripted"

@@ -5,14 +5,12 @@
 `harness_conformance.errors.CassetteError` with code ``NETWORK_BLOCKED`` naming the
 host, and is kept so that a client that swallowed it cannot hide it. A refusal of a
 host that carries no model request advises ignoring it or turning it off where it
-starts (`HOST_HINTS`), never recording it. This part imports nothing but the error
-taxonomy, so the pytest plugin can close the network before anything else loads.
+starts (naming the switch of the hosts it knows), never recording it. This part imports
+nothing but the error taxonomy, so the pytest plugin can close the network before
+anything else loads.
 """
 
 from ._child_guard import (
-    BOOT_FOLDER,
-    CHILD_GUARD_ENV,
-    ChildReports,
     ChildUnguardedWarning,
     child_guard,
     guard_this_process,
@@ -20,7 +18,6 @@ from ._child_guard import (
 from ._ci import is_ci
 from ._guard import (
     LOOPBACK_HOSTS,
-    REPLAY_REASON,
     NetworkGuard,
     activate,
     block_network,
@@ -28,16 +25,9 @@ from ._guard import (
     exception_chain,
     unreported,
 )
-from ._host_hints import HOST_HINTS, NOT_A_MODEL_REQUEST, host_hint
 
 __all__ = [
-    "BOOT_FOLDER",
-    "CHILD_GUARD_ENV",
-    "HOST_HINTS",
     "LOOPBACK_HOSTS",
-    "NOT_A_MODEL_REQUEST",
-    "REPLAY_REASON",
-    "ChildReports",
     "ChildUnguardedWarning",
     "NetworkGuard",
     "activate",
@@ -46,7 +36,6 @@ __all__ = [
     "deactivate",
     "exception_chain",
     "guard_this_process",
-    "host_hint",
     "is_ci",
     "unreported",
 ]

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
-__all__ = ["construct"]
+__all__ = ["clear_cache", "construct"]
 
 _PREFIX = "tag:yaml.org,2002:"
 _STR, _NULL, _BOOL, _INT = (_PREFIX + name for name in ("str", "null", "bool", "int"))
@@ -41,12 +41,21 @@ _BOOLS = SafeConstructor.bool_values
 
 
 _FAST: dict[type[Any], bool] = {}
+_MOST = 64
+"""How many loader classes `_fast_for` keeps its answer for."""
+
+
+def clear_cache() -> None:
+    """Forget which loader classes take the fast path."""
+    _FAST.clear()
 
 
 def _fast_for(loader: type[Any]) -> bool:
     """Whether ``loader`` builds the tags of the fast path as ``SafeConstructor`` does."""
     known = _FAST.get(loader)
     if known is None:
+        if len(_FAST) >= _MOST:  # loader classes made on the fly do not pile up
+            _FAST.clear()
         constructors = getattr(loader, "yaml_constructors", {})
         known = _FAST[loader] = (
             all(constructors.get(tag) is own for tag, own in _OWN.items())

@@ -15,7 +15,7 @@ from typing import Any
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver
 
-__all__ = ["quick"]
+__all__ = ["clear_cache", "quick"]
 
 _DEFAULT_TAGS = {
     ScalarNode: BaseResolver.DEFAULT_SCALAR_TAG,
@@ -27,6 +27,11 @@ _DEFAULT_TAGS = {
 _MADE: dict[type[Any], type[Any]] = {}
 _MOST = 64
 """How many loaders `quick` keeps its subclass of."""
+
+
+def clear_cache() -> None:
+    """Forget the subclasses `quick` made."""
+    _MADE.clear()
 
 
 def quick(loader: type[Any]) -> type[Any]:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..redaction._secret import SECRET_ENV_VARS
+from ..redaction import SECRET_ENV_VARS
 
 if TYPE_CHECKING:
     from ._cassette import HcCassette
@@ -137,7 +137,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "through the hc_chaos fixture's transport",
     ):
         config.addinivalue_line("markers", line)
-    from ..replay._machine_paths import use_rootdir
+    from ..replay import use_rootdir
     from ._network import register
     from ._offline import start
     from ._settings import vcr_alias_enabled
@@ -155,7 +155,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # plugin import it next; importing `harness_conformance.standard` registers them
     # too. First among the configure hooks, so ``--hypothesis-profile=ci`` finds them.
     if "hypothesis" in sys.modules or config.getoption("hypothesis_profile", None):
-        from ..strategies._profiles import register_profiles
+        from ..strategies import register_profiles
 
         register_profiles()
 
@@ -319,6 +319,6 @@ def replay_session(hc_cassette: HcCassette, invariants: str, request: pytest.Fix
 def validation_report() -> Callable[..., Any]:
     """``validation_report(tool)``: the `ValidationReport` of a tool, a DSL spec or a
     JSON Schema dict; snapshot it with ``snapshot(extension_class=ValidationReportSnapshot)``."""
-    from ..snapshots._validation_report import validation_report as build
+    from ..snapshots import validation_report as build
 
     return build

@@ -142,7 +142,7 @@ def _mode(item: pytest.Item) -> str:
 def _check_writable(item: pytest.Item, path: Path, mode: str) -> None:
     """``CASSETTE_UNWRITABLE`` before the test runs when a mode that may record could not
     save the cassette, so a recorded session is never lost at the end."""
-    from ..cassettes._persist import write_problem
+    from ..cassettes import write_problem
     from ..errors import CassetteError
 
     if mode == "none" or (mode == "once" and path.is_file()):
@@ -250,7 +250,7 @@ def end_call(item: pytest.Item, outcome: BaseException | None) -> BaseException 
 def _refused_save(cassette: HcCassette) -> CassetteError | None:
     """The ``CASSETTE_SECRET`` error saving what a passing test recorded would raise;
     the cassette is then not saved, so the refusal fails the call and nothing else."""
-    from ..cassettes._modes import refuse_secrets_now
+    from ..cassettes import refuse_secrets_now
     from ..errors import CassetteError
 
     try:

@@ -141,8 +141,7 @@ def load_chaos_cassette(item: pytest.Item, path: Path | None) -> ChaosCassette:
     """The test's cassette as the chaos transport serves it; a missing file, a record
     mode that records, or a cassette without a model call fails naming the file."""
     from ..cassettes import resolve_mode
-    from ..cassettes.foreign import load_foreign_cassette, wire_formats
-    from ..cassettes.foreign._plan import _base_url
+    from ..cassettes.foreign import base_url_of, load_foreign_cassette, wire_formats
     from ..errors import CassetteError
     from ._paths import cassette_path
 
@@ -194,7 +193,7 @@ def load_chaos_cassette(item: pytest.Item, path: Path | None) -> ChaosCassette:
         body = interaction.request_body
         request = wire.read_request(interaction.uri, body if isinstance(body, dict) else {})
         models.append(request.model or "unknown")
-        urls.append(_base_url(interaction.uri))
+        urls.append(base_url_of(interaction.uri))
     if not served:
         raise with_code(
             CassetteError(

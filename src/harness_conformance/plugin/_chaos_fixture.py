@@ -147,7 +147,10 @@ class HcChaos:
     def expected_code(self) -> str | None:
         """The error code a turn ends with when the fault is not retried
         (`fault_code`); None without a fault or for one that changes nothing."""
-        return None if self.fault is None else fault_code(self.fault)
+        if self.fault is None:
+            return None
+        wire = self.cassette.wires.get(self.fault.interaction, "openai-chat")
+        return fault_code(self.fault, wire)
 
     @property
     def base_url(self) -> str:

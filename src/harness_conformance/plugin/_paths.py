@@ -29,7 +29,7 @@ def cassette_path(
     the test-name part, or, with a ``/``, is the path under ``directory``. A name that is
     empty or climbs out of ``directory`` is a usage error. Each part is a `safe_part`
     without the declared ``secrets``."""
-    from ..cassettes._names import safe_part  # the cassettes part loads only when used
+    from ..cassettes import safe_part  # the cassettes part loads only when used
 
     if name is not None:
         if not isinstance(name, str) or not name.strip("/ ."):

@@ -165,7 +165,7 @@ def _listed(item: pytest.Item, ini: str, keyword: str) -> list[str]:
 def volatile_paths(item: pytest.Item) -> tuple[str, ...]:
     """The request-body paths left out of matching: the ``hc_volatile`` ini key, then
     ``hc_cassette(volatile=[...])``; a path that does not parse is a usage error."""
-    from ..cassettes._match import parse_volatile_path
+    from ..cassettes import parse_volatile_path
 
     paths = _listed(item, "hc_volatile", "volatile")
     for path in paths:

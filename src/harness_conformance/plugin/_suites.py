@@ -64,10 +64,10 @@ def _xfail_reason(function: Any) -> str | None:
 def suite_problems(cls: type) -> list[str]:
     """How ``cls`` changed the standard tests it inherits, one line per test (``Suite.test:
     what``); ``[]`` when it kept them all."""
-    from ..standard._suites import _STANDARD_TESTS
+    from ..standard import STANDARD_TESTS
 
     problems: list[str] = []
-    for base, tests in _STANDARD_TESTS.items():
+    for base, tests in STANDARD_TESTS.items():
         if not issubclass(cls, base):
             continue
         for name, original in tests.items():
@@ -101,11 +101,11 @@ def _message(cls: type, problems: Sequence[str]) -> str:
 def collect_class(collector: pytest.Collector, name: str, obj: type, result: Any) -> Any:
     """The plugin's ``pytest_pycollect_makeitem`` result for class ``obj``: the suites
     themselves are dropped, and a changed subclass also gets a `StandardSuiteCheck`."""
-    from ..standard._suites import _STANDARD_TESTS
+    from ..standard import STANDARD_TESTS
 
-    if obj in _STANDARD_TESTS:
+    if obj in STANDARD_TESTS:
         return None
-    if result is None or not any(issubclass(obj, base) for base in _STANDARD_TESTS):
+    if result is None or not any(issubclass(obj, base) for base in STANDARD_TESTS):
         return result
     problems = suite_problems(obj)
     if not problems:

@@ -48,11 +48,9 @@ from ..cassettes import make_vcr, use_cassette
 from ..errors import SchemaError
 from ..events import DurableEvent, ToolCallEvent, write_session_log
 from ..invariants import InvariantChecker, Violation
-from ..models import Model, model_for
-from ..models._providers import PROVIDERS
-from ..parsing._yaml import load_yaml
-from ..redaction._redact import redact_events
-from ..redaction._secret import Secret, declared_secrets
+from ..models import PROVIDERS, Model, model_for
+from ..parsing import load_yaml
+from ..redaction import Secret, declared_secrets, redact_events
 from ..schema import from_json_schema
 from ..tools import Tool, define_tool
 from ._values import long_integer_problem, read_json_int, value_problem

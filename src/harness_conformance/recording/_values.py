@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 
 import yaml
 
-from ..parsing._yaml import compose_yaml
+from ..parsing import compose_yaml
 
 __all__ = [
     "LongInteger",

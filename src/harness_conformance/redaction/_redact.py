@@ -17,7 +17,6 @@ import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from io import BytesIO
 from typing import TYPE_CHECKING, Any, cast
 
@@ -45,6 +44,11 @@ def _hex(digits: str) -> str:
 
 def _char_pattern(char: str) -> str:
     """A character as itself, percent-encoded, or JSON-escaped."""
+    known = _PRINTABLE.get(char)
+    return known if known is not None else _spellings(char)
+
+
+def _spellings(char: str) -> str:
     options = [re.escape(char)]
     code = ord(char)
     if code < 0x10000:
@@ -58,6 +62,11 @@ def _char_pattern(char: str) -> str:
     if char == " ":
         options.append(r"\+")
     return "(?:" + "|".join(options) + ")"
+
+
+_PRINTABLE = {chr(code): _spellings(chr(code)) for code in range(0x20, 0x7F)}
+"""The pattern of each printable ASCII character, the characters keys are made of,
+built once: a table of the alphabet, which holds no secret."""
 
 
 def encoded_forms(value: str) -> list[str]:
@@ -84,7 +93,6 @@ class _Compiled:
     data: re.Pattern[bytes] | None
 
 
-@lru_cache(maxsize=32)
 def _compiled(secrets: tuple[Secret, ...]) -> _Compiled:
     alternatives: list[str] = []
     for secret in secrets:
@@ -98,7 +106,11 @@ def _compiled(secrets: tuple[Secret, ...]) -> _Compiled:
 
 
 class Redactor:
-    """Replaces ``secrets`` (and their spellings) with ``placeholder``."""
+    """Replaces ``secrets`` (and their spellings) with ``placeholder``.
+
+    The patterns built from the secrets live on the redactor alone, for as long as the
+    caller keeps it: no cache of the module holds a secret.
+    """
 
     def __init__(self, secrets: Iterable[Secret], placeholder: str = REDACTED) -> None:
         self.secrets = tuple(sorted(set(secrets), key=lambda s: (-len(s), s.reveal())))

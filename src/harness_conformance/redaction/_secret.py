@@ -55,7 +55,6 @@ class Secret:
     """
 
     __slots__ = ("_value",)
-    __module__ = "harness_conformance.cassettes"
 
     _value: str
 

@@ -19,3 +19,8 @@ __all__ = [
     "Verdict",
     "reenact",
 ]
+
+# The module users import these from, where pickle finds them too.
+for _cls in (EventDifference, Reenactment):
+    _cls.__module__ = "harness_conformance"
+del _cls

@@ -20,8 +20,6 @@ NOT_REENACTABLE: Final = "not reenactable"
 class EventDifference:
     """The first compared event where our stream and the log's part ways."""
 
-    __module__ = "harness_conformance"
-
     position: int
     """0-based index into the compared events (set-aside events not counted)."""
     recorded_seq: int | None
@@ -52,8 +50,6 @@ class EventDifference:
 @dataclass(frozen=True, kw_only=True)
 class Reenactment:
     """What re-enacting one session log through our loop gave."""
-
-    __module__ = "harness_conformance"
 
     path: Path | None
     """The log's file, when it was read from one."""

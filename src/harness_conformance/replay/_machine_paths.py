@@ -22,7 +22,13 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["machine_paths", "path_replacer", "replace_machine_paths", "use_rootdir"]
+__all__ = [
+    "clear_path_patterns",
+    "machine_paths",
+    "path_replacer",
+    "replace_machine_paths",
+    "use_rootdir",
+]
 
 _ROOTDIRS: list[Path] = []
 _BASETEMP = re.compile(
@@ -94,6 +100,11 @@ def machine_paths() -> list[tuple[str, str]]:
 def _pattern(paths: tuple[tuple[str, str], ...]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(path) for path, _ in paths)
     return re.compile(rf"(?<![\w.\-/\\])(?:{alternatives})(?![\w\-])")
+
+
+def clear_path_patterns() -> None:
+    """Forget the patterns built for the machine paths seen."""
+    _pattern.cache_clear()
 
 
 def path_replacer() -> Callable[[str], str]:

@@ -31,8 +31,6 @@ __all__ = ["SessionRun", "replay_session"]
 class SessionRun:
     """What a replayed session produced."""
 
-    __module__ = "harness_conformance"
-
     events: tuple[DurableEvent, ...]
     """Every durable event of the session, in order."""
     turns: tuple[TurnResult, ...]

@@ -8,7 +8,11 @@ check what it sends with `validate_text(spec, text)` (duplicate keys, then
 """
 
 from ._build import s, spec_from_dict, spec_to_dict
+from ._checks import Check, Out, kind_of
+from ._compile import accepted_kinds, compile_check
 from ._duplicates import read_arguments, validate_text
+from ._leaves import leaf_check, plural
+from ._lossless import canonical, is_lossless
 from ._nodes import (
     MAX_SPEC_DEPTH,
     UNSET,
@@ -29,18 +33,21 @@ from ._nodes import (
     StringNode,
 )
 from ._pattern import PATTERN_BUDGET
-from ._signature import Field, spec_from_signature
+from ._render import ROOT_LABEL, compact_json, join_path, js_number, label
+from ._signature import Field, hint_source, spec_from_signature
 from ._to_json import to_json_schema
-from ._validate import parse_arguments, validate_args
+from ._validate import checker, clear_caches, parse_arguments, run_check, validate_args
 from .importer._reader import from_json_schema
 
 __all__ = [
     "MAX_SPEC_DEPTH",
     "PATTERN_BUDGET",
+    "ROOT_LABEL",
     "UNSET",
     "AnyOfNode",
     "ArrayNode",
     "BooleanNode",
+    "Check",
     "Defs",
     "Field",
     "IntegerNode",
@@ -50,13 +57,29 @@ __all__ = [
     "NumberNode",
     "ObjectNode",
     "OneOfNode",
+    "Out",
     "Params",
     "RefNode",
     "Spec",
     "StringNode",
+    "accepted_kinds",
+    "canonical",
+    "checker",
+    "clear_caches",
+    "compact_json",
+    "compile_check",
     "from_json_schema",
+    "hint_source",
+    "is_lossless",
+    "join_path",
+    "js_number",
+    "kind_of",
+    "label",
+    "leaf_check",
     "parse_arguments",
+    "plural",
     "read_arguments",
+    "run_check",
     "s",
     "spec_from_dict",
     "spec_from_signature",
@@ -71,12 +94,14 @@ for _cls in (
     ArrayNode,
     BooleanNode,
     Defs,
+    Field,
     IntegerNode,
     JsonNode,
     NullNode,
     NumberNode,
     ObjectNode,
     OneOfNode,
+    Out,
     Params,
     RefNode,
     StringNode,

@@ -1,14 +1,14 @@
 """The shape shared by every compiled check, and the helpers they all use.
 
 A check has the signature ``check(value, parent, key, out)``: it appends messages to
-``out`` and returns ``None``, or, when the spec below it holds a reference (and so
-may recurse as deep as the value does), a generator that the driver in
-``_validate.py`` runs on an explicit stack. Paths are only built when a message needs
-one: ``parent`` is the container's path and ``key`` the property name or item index
-(``None`` for the root). A path is a string while it is short and a `PathLink` (a
-parent path and a key, shared by every path below it) beyond `SHORT_PATH`
-characters, so a value nested thousands of levels deep costs memory linear in its
-depth; a link renders as its dotted string where a message is built.
+``out`` and returns ``None`` (a scalar's check, or a container's when the value has
+the wrong type), or a generator that yields the walks of its children, which `drive`
+runs on an explicit stack. Paths are only built when a message needs one: ``parent``
+is the container's path and ``key`` the property name or item index (``None`` for the
+root). A path is a string while it is short and a `PathLink` (a parent path and a key,
+shared by every path below it) beyond `SHORT_PATH` characters, so a value nested
+thousands of levels deep costs memory linear in its depth; a link renders as its
+dotted string where a message is built.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ __all__ = [
     "Path",
     "PathLink",
     "Walk",
+    "broken",
+    "budgeted",
+    "drive",
     "json_check",
     "kind_of",
     "lossless_message",
@@ -41,14 +44,29 @@ class Out(list[str]):
     ``active`` holds the ids of the containers whose items are being walked, so a
     reference reached again inside one of them (a cyclic value) stops there; ``memo``
     keeps the messages of each reference already checked under a combinator, by
-    reference, value and path, and ``branching`` counts the walking combinators whose
-    branches are being checked (only then can a reference meet the same value and path
-    twice); ``budget`` is the time budget of a ``pattern`` check (None: the default)."""
+    reference, value and path, and ``branching`` counts the combinators whose branches
+    are being checked (only then can a reference meet the same value and path twice);
+    ``budget`` is the time budget of a ``pattern`` check (None: the default)."""
 
     active: set[int] | None = None
     memo: dict[tuple[Any, ...], tuple[Any, tuple[str, ...]]] | None = None
     branching: int = 0
     budget: float | None = None
+
+
+def broken(value: Any) -> bool:
+    """Whether a check that raised on ``value`` may have been broken by it: ``value`` is
+    not lossless JSON. A lossless JSON value runs no code of its own while it is checked
+    (its types are exact builtins), so an exception raised over one comes from the
+    validator, and the handler that asked re-raises it."""
+    return not is_lossless(value)
+
+
+def budgeted(budget: float | None) -> Out:
+    """An empty message list carrying the time budget of ``pattern`` checks."""
+    out = Out()
+    out.budget = budget
+    return out
 
 
 SHORT_PATH = 256
@@ -58,6 +76,35 @@ SHORT_PATH = 256
 Walk: TypeAlias = Generator["Walk", None, None]
 Check: TypeAlias = Callable[[Any, Path, "str | int | None", Out], "Walk | None"]
 MISSING: Any = object()
+
+
+def drive(walk: Walk | None) -> None:
+    """Run a check's walk to its end on an explicit stack: each walk yields the walks
+    of its children, which run to their end before it goes on. A walk that raises
+    hands the exception to the walk that yielded it, where it waits, as a call would:
+    the nearest object or array reports it (``_containers.py``) or passes it on, and
+    what no walk takes propagates."""
+    if walk is None:
+        return
+    stack = [walk]
+    error: Exception | None = None
+    while stack:
+        top = stack[-1]
+        try:
+            child = next(top, None) if error is None else top.throw(error)
+        except StopIteration:
+            child = None
+        except Exception as raised:  # handed to the parent walk, never swallowed
+            stack.pop()
+            if not stack:
+                raise
+            error = raised
+            continue
+        error = None
+        if child is None:
+            stack.pop()
+        else:
+            stack.append(child)
 
 
 def path_of(parent: Path, key: str | int | None) -> Path:

@@ -31,19 +31,14 @@ from ._nodes import (
 )
 from ._recursion import ref_check
 
-__all__ = ["PLAIN_DEPTH", "accepted_kinds", "compile_check"]
+__all__ = ["accepted_kinds", "compile_check"]
 
 _ALL_KINDS = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
 
-PLAIN_DEPTH = 64
-"""Containers whose subtree nests at most this deep call their children directly;
-deeper ones walk on the driver's explicit stack, so no spec depth recurses in Python."""
-
-
 class _Compiler:
     """Compiles the nodes of one spec bottom-up on an explicit stack; ``refs`` holds the
-    compiled definitions, ``done`` and ``has_ref`` the nodes compiled so far (by id)."""
+    compiled definitions, ``done`` the nodes compiled so far (by id)."""
 
     def __init__(self, defs: tuple[tuple[str, Node], ...]) -> None:
         self.refs: dict[str, Check] = {}
@@ -51,7 +46,6 @@ class _Compiler:
         self.kinds_cache: dict[str, frozenset[str]] = {}
         self.kinds_found: dict[int, frozenset[str]] = {}
         self.done: dict[int, Check] = {}
-        self.has_ref: dict[int, bool] = {}
 
     def node(self, root: Node) -> Check:
         done = self.done
@@ -61,17 +55,11 @@ class _Compiler:
             if id(node) in done:
                 continue
             if ready:
-                self.has_ref[id(node)] = isinstance(node, RefNode) or any(
-                    self.has_ref[id(child)] for child in node.children()
-                )
                 done[id(node)] = self.build(node)
                 continue
             stack.append((node, True))
             stack.extend((child, False) for child in node.children() if id(child) not in done)
         return done[id(root)]
-
-    def walking(self, node: Node) -> bool:
-        return self.has_ref[id(node)] or node._depth > PLAIN_DEPTH
 
     def build(self, node: Node) -> Check:
         """The check of ``node``, whose children are compiled already."""
@@ -87,11 +75,9 @@ class _Compiler:
             return self.object(node.properties, extra, node)
         if isinstance(node, (OneOfNode, AnyOfNode)):
             branches = tuple(self.done[id(b)] for b in node.branches)
-            walking = self.walking(node)
             if isinstance(node, OneOfNode):
-                return one_of_check(branches, walking=walking)
-            kinds = tuple(self.kinds(b) for b in node.branches)
-            return any_of_check(branches, kinds, walking=walking)
+                return one_of_check(branches)
+            return any_of_check(branches, tuple(self.kinds(b) for b in node.branches))
         if isinstance(node, RefNode):
             return self.ref(node.name)
         raise TypeError(f"not a spec node: {type(node).__name__}")
@@ -107,7 +93,7 @@ class _Compiler:
         if node.unique_items:
             tests.append((_duplicated, " must have unique items"))
         items = self.done[id(node.items)] if node.items is not None else None
-        return array_check(items, tuple(tests), walking=self.walking(node))
+        return array_check(items, tuple(tests))
 
     def object(
         self,
@@ -129,11 +115,7 @@ class _Compiler:
         else:
             extra_check = self.done[id(extra)]
         tests = tuple(literal_tests(node)) if node is not None else ()
-        if node is not None:
-            walking = self.walking(node)
-        else:
-            walking = any(self.walking(child) for _, child in properties)
-        return object_check(checks, required, extra_check, tests, walking=walking)
+        return object_check(checks, required, extra_check, tests)
 
     def ref(self, name: str) -> Check:
         if name not in self.defs:

@@ -1,13 +1,16 @@
 """Checks of objects, arrays, ``one_of`` and ``any_of`` (references: ``_recursion.py``).
 
-Each container comes in two variants with the same behaviour. The plain variant
-calls its children directly; it is used when no reference lies below and the subtree
-nests at most ``PLAIN_DEPTH`` levels (``_compile.py``), which bounds the recursion. The
-walking variant is a generator that yields child walks to the driver instead, so a
-recursive or deeply nested spec can follow a value of any depth without recursing in
-Python. A walking container marks itself in ``out.active`` while its items are checked
-(``_recursion.entered``), and a walking combinator counts itself in ``out.branching``
-while its branches are checked.
+Each container check is a generator that yields its children's walks to the driver
+(``run_check`` in ``_validate.py``) instead of calling into them, so a spec of any
+depth, recursive or not, follows a value of any depth without recursing in Python. A
+container marks itself in ``out.active`` while its items are checked
+(``_recursion.entered``), and a combinator counts itself in ``out.branching`` while its
+branches are checked.
+
+An object or array whose check raises (a hostile ``__eq__``, ``__hash__`` or
+``__iter__`` of a value in it) reports itself as not lossless JSON, after the messages
+written so far, and its siblings are checked on; when the value is lossless JSON the
+exception comes from the validator itself, and propagates (`broken`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ._checks import (
     Out,
     Path,
     Walk,
+    broken,
     kind_of,
     lossless_message,
     path_of,
@@ -30,7 +34,14 @@ from ._lossless import is_lossless
 from ._recursion import entered, left
 from ._render import join_path, label
 
-__all__ = ["ANY_VALUE", "any_of_check", "array_check", "object_check", "one_of_check"]
+__all__ = [
+    "ANY_VALUE",
+    "any_of_check",
+    "any_of_verdict",
+    "array_check",
+    "object_check",
+    "one_of_check",
+]
 
 _CLOSED = " is not a declared property (additionalProperties: false)"
 
@@ -61,42 +72,11 @@ def object_check(
     required: tuple[str, ...],
     extra: Check | None,
     tests: tuple[Test, ...],
-    *,
-    walking: bool,
 ) -> Check:
     """``extra`` checks undeclared values; ``None`` closes the object, and `ANY_VALUE`
     leaves them to the object's own lossless-JSON check, reported at the object."""
     declared = frozenset(name for name, _ in properties)
     prelude = bool(tests or required)
-
-    def plain(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
-        if not isinstance(value, dict):
-            out.append(label(path_of(parent, key)) + " must be an object")
-            return
-        path = path_of(parent, key)
-        start = len(out)
-        try:
-            if prelude:
-                _prelude(value, path, out, tests, required)
-            found = 0
-            for name, check in properties:
-                item = value.get(name, MISSING)
-                if item is not MISSING:
-                    found += 1
-                    check(item, path, name, out)
-            lossy = False
-            if found != len(value):
-                for name, item in _undeclared(value, declared):
-                    if extra is None:
-                        out.append(label(join_path(path, name)) + _CLOSED)
-                    elif extra is ANY_VALUE:
-                        lossy = lossy or not is_lossless(item)
-                    else:
-                        extra(item, path, name, out)
-            if len(out) == start and (lossy or not shallow_lossless(value)):
-                out.append(lossless_message(path, "object"))
-        except Exception:
-            out.append(lossless_message(path))
 
     def walk(value: dict[Any, Any], path: Path, out: Out) -> Walk:
         start = len(out)
@@ -127,43 +107,24 @@ def object_check(
             if len(out) == start and (lossy or not shallow_lossless(value)):
                 out.append(lossless_message(path, "object"))
         except Exception:
+            if not broken(value):
+                raise
             out.append(lossless_message(path))
         finally:
             left(value, out, fresh)
 
-    def walking_check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
+    def check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
         if not isinstance(value, dict):
             out.append(label(path_of(parent, key)) + " must be an object")
             return None
         return walk(value, path_of(parent, key), out)
 
-    return walking_check if walking else plain
+    return check
 
 
-def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) -> Check:
+def array_check(items: Check | None, tests: tuple[Test, ...]) -> Check:
     """``items`` checks every item; ``None`` (no ``items``) leaves them to the array's
     own lossless-JSON check, reported at the array."""
-
-    def plain(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
-        if not isinstance(value, list):
-            out.append(label(path_of(parent, key)) + " must be an array")
-            return
-        path = path_of(parent, key)
-        start = len(out)
-        try:
-            for failed, suffix in tests:
-                if failed(value):
-                    out.append(label(path) + suffix)
-            if items is None:
-                lossless = is_lossless(value)
-            else:
-                for index, item in enumerate(value):
-                    items(item, path, index, out)
-                lossless = shallow_lossless(value)
-            if len(out) == start and not lossless:
-                out.append(lossless_message(path, "array"))
-        except Exception:
-            out.append(lossless_message(path))
 
     def walk(value: list[Any], path: Path, out: Out) -> Walk:
         start = len(out)
@@ -183,38 +144,23 @@ def array_check(items: Check | None, tests: tuple[Test, ...], *, walking: bool) 
             if len(out) == start and not lossless:
                 out.append(lossless_message(path, "array"))
         except Exception:
+            if not broken(value):
+                raise
             out.append(lossless_message(path))
         finally:
             left(value, out, fresh)
 
-    def walking_check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
+    def check(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk | None:
         if not isinstance(value, list):
             out.append(label(path_of(parent, key)) + " must be an array")
             return None
         return walk(value, path_of(parent, key), out)
 
-    return walking_check if walking else plain
+    return check
 
 
-def _one_of_verdict(matched: int, parent: Path, key: str | int | None, out: Out) -> None:
-    if matched != 1:
-        path = path_of(parent, key)
-        out.append(f"{label(path)} must match exactly one oneOf branch (matched {matched})")
-
-
-def one_of_check(branches: tuple[Check, ...], *, walking: bool) -> Check:
+def one_of_check(branches: tuple[Check, ...]) -> Check:
     """Every branch is evaluated; branch messages are dropped and the count reported."""
-
-    def plain(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
-        matched = 0
-        for branch in branches:
-            mark = len(out)
-            branch(value, parent, key, out)
-            if len(out) == mark:
-                matched += 1
-            else:
-                del out[mark:]
-        _one_of_verdict(matched, parent, key, out)
 
     def walk(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk:
         matched = 0
@@ -231,20 +177,22 @@ def one_of_check(branches: tuple[Check, ...], *, walking: bool) -> Check:
                     del out[mark:]
         finally:
             out.branching -= 1
-        _one_of_verdict(matched, parent, key, out)
+        if matched != 1:
+            path = path_of(parent, key)
+            out.append(f"{label(path)} must match exactly one oneOf branch (matched {matched})")
 
-    return walk if walking else plain
+    return walk
 
 
-def _any_of_verdict(
+def any_of_verdict(
     value: Any,
     kinds: tuple[frozenset[str], ...],
     found: list[list[str]],
-    parent: Path,
-    key: str | int | None,
-    out: Out,
+    path: Path,
+    out: list[str],
 ) -> None:
-    """No branch matched: the messages of the one branch whose type fits, else the count."""
+    """No branch matched: the messages of the one branch whose type fits, else one
+    message at the node. The generated validators call it too."""
     kind = kind_of(value)
     fitting = [
         messages for accepted, messages in zip(kinds, found, strict=True) if kind in accepted
@@ -252,23 +200,10 @@ def _any_of_verdict(
     if len(fitting) == 1:
         out.extend(fitting[0])
     else:
-        out.append(f"{label(path_of(parent, key))} must match at least one anyOf branch")
+        out.append(f"{label(path)} must match at least one anyOf branch")
 
 
-def any_of_check(
-    branches: tuple[Check, ...], kinds: tuple[frozenset[str], ...], *, walking: bool
-) -> Check:
-    def plain(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
-        found: list[list[str]] = []
-        for branch in branches:
-            mark = len(out)
-            branch(value, parent, key, out)
-            if len(out) == mark:
-                return
-            found.append(out[mark:])
-            del out[mark:]
-        _any_of_verdict(value, kinds, found, parent, key, out)
-
+def any_of_check(branches: tuple[Check, ...], kinds: tuple[frozenset[str], ...]) -> Check:
     def walk(value: Any, parent: Path, key: str | int | None, out: Out) -> Walk:
         found: list[list[str]] = []
         out.branching += 1
@@ -284,6 +219,6 @@ def any_of_check(
                 del out[mark:]
         finally:
             out.branching -= 1
-        _any_of_verdict(value, kinds, found, parent, key, out)
+        any_of_verdict(value, kinds, found, path_of(parent, key), out)
 
-    return walk if walking else plain
+    return walk

@@ -109,7 +109,6 @@ class _Node(_Tree):
     examples: tuple[Any, ...] | None = None
     required: bool = False
     kind: ClassVar[str] = ""
-    _depth: int = field(default=1, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         problems: list[SchemaProblem] = []
@@ -127,8 +126,6 @@ class _Node(_Tree):
         if not _exact(self.required, bool):
             problems.append(SchemaProblem("required", "must be true or false"))
         self._check(problems)
-        depth = 1 + max((child._depth for child in self.children()), default=0)
-        object.__setattr__(self, "_depth", depth)
         if problems:
             raise SchemaError(_summary(self.kind, problems), problems=problems)
 
@@ -415,15 +412,12 @@ class Params(_Tree):
     title: str | None = None
     description: str | None = None
     kind: ClassVar[str] = "params"
-    _depth: int = field(default=1, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         problems: list[SchemaProblem] = []
         object.__setattr__(self, "properties", _as_pairs(self.properties))
         _check_properties(problems, self.properties)
         _check_text(problems, self)
-        depth = 1 + max((child._depth for child in self.children()), default=0)
-        object.__setattr__(self, "_depth", depth)
         if problems:
             raise SchemaError(_summary(self.kind, problems), problems=problems)
 

@@ -79,6 +79,8 @@ _REPEATS = frozenset(
 
 
 _NESTED = frozenset({sre.ASSERT, sre.ASSERT_NOT})
+_TOO_HARD = (RecursionError, OverflowError, ValueError, MemoryError)
+"""What parsing or compiling a pattern that is too deep or too large raises."""
 
 
 class PatternTimeout(Exception):
@@ -119,7 +121,7 @@ def pattern_size_error(pattern: str) -> str | None:
     `pattern_error`."""
     try:
         size = expansion(sre_parse.parse(pattern))
-    except Exception:
+    except (re.error, *_TOO_HARD):
         return None
     if size <= PATTERN_EXPANSION:
         return None
@@ -141,7 +143,7 @@ def pattern_error(pattern: str) -> str | None:
         regex.compile(pattern, regex.VERSION0)
     except (re.error, regex.error) as exc:
         return str(exc)
-    except (RecursionError, OverflowError, ValueError, MemoryError) as exc:
+    except _TOO_HARD as exc:
         return f"cannot be compiled ({type(exc).__name__})"
     return None
 
@@ -189,7 +191,7 @@ def _fast(pattern: str) -> bool:
         return False
     try:
         shape = _shape(sre_parse.parse(pattern), False)
-    except Exception:
+    except (re.error, *_TOO_HARD):
         return False
     return shape is not None and shape[0] <= 1 and shape[1] <= 1
 

@@ -2,14 +2,14 @@
 
 A reference is where a spec recurses, so two guards sit there:
 
-* **Cycles.** A walking container marks its value in ``out.active`` while its items are
-  checked (`entered`, `left`). A reference that meets a marked value has met a container
+* **Cycles.** A container marks its value in ``out.active`` while its items are checked
+  (`entered`, `left`). A reference that meets a marked value has met a container
   inside itself, which is not lossless JSON, and stops with that message, worded for the
   definition's node (``object``, ``array`` or ``value``).
 * **Repeats.** Combinators check every branch against the same value at the same path,
   so nested ``anyOf``/``oneOf`` branches over the same definitions would check one
   (definition, value, path) once per route to it, a number that doubles with every
-  level. Under a walking combinator (``out.branching``) a reference keeps its messages in
+  level. Under a combinator (``out.branching``) a reference keeps its messages in
   ``out.memo`` and gives them back when it meets the same definition, value and path
   again, so a call checks each such triple once: its work is bounded by the number of
   references in the spec times the number of values and paths in the argument. The

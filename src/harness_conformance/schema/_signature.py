@@ -48,7 +48,7 @@ from ._nodes import (
     StringNode,
 )
 
-__all__ = ["Field", "spec_from_signature"]
+__all__ = ["Field", "hint_source", "spec_from_signature"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,8 +60,6 @@ class Field:
     ``min_items``/``max_items``/``unique_items`` to arrays. On an ``X | None`` union the
     constraints go to every member they apply to.
     """
-
-    __module__ = "harness_conformance.schema"
 
     description: str | None = None
     title: str | None = None
@@ -136,7 +134,7 @@ def spec_from_signature(fn: Callable[..., Any]) -> Params:
     the reason and what to do instead.
     """
     label = f"{getattr(fn, '__qualname__', type(fn).__name__)}()"
-    source = _hint_source(fn)
+    source = hint_source(fn)
     try:
         signature = inspect.signature(fn)
         hints = typing.get_type_hints(source, include_extras=True)
@@ -208,7 +206,7 @@ def _summary(label: str, problems: list[SchemaProblem]) -> str:
     )
 
 
-def _hint_source(fn: Any) -> Any:
+def hint_source(fn: Any) -> Any:
     """The object whose annotations describe ``fn``'s parameters."""
     while isinstance(fn, functools.partial):
         fn = fn.func

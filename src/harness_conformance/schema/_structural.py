@@ -16,7 +16,7 @@ from typing import Any
 
 from ._render import int_text
 
-__all__ = ["tree_equal", "tree_hash", "tree_repr"]
+__all__ = ["clear_shown_fields", "tree_equal", "tree_hash", "tree_repr"]
 
 
 def _compared(node: Any) -> list[Any]:
@@ -75,7 +75,7 @@ def tree_hash(node: Any) -> int:
     return hash((type(node).__name__, *(_shallow(v) for v in _compared(node))))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _shown_fields(cls: type) -> tuple[tuple[str, Any], ...]:
     """The fields ``repr`` may show, each with its default (`_NO_DEFAULT` if none)."""
     out: list[tuple[str, Any]] = []
@@ -87,6 +87,11 @@ def _shown_fields(cls: type) -> tuple[tuple[str, Any], ...]:
 
 
 _NO_DEFAULT = object()
+
+
+def clear_shown_fields() -> None:
+    """Forget the fields found for each spec class."""
+    _shown_fields.cache_clear()
 
 
 def _same_default(value: Any, default: Any) -> bool:

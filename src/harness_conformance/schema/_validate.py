@@ -6,13 +6,16 @@ closed object (the value's key order), then the lossless-JSON check of the
 container, only when nothing else failed inside it. Scalars: type, enum, const,
 then constraints. ``validate_args`` never raises for any ``args``: a value that
 breaks a check (a hostile ``__eq__``, ``__hash__`` or ``__iter__``) is reported as
-not lossless JSON at the nearest container.
+not lossless JSON at the nearest container. A check that raises on a lossless JSON
+value, which runs no code of its own, is a bug of the validator and propagates
+(``_checks.broken``).
 
 ``validate_args`` runs a spec's compiled closures for its first calls and, from call
-`GENERATE_AFTER` on, the spec's generated function (``generated/``), built then and
-kept on the spec; where none is generated the closures keep the job. The closures are
-what `checker` and `run_check` give their other callers, and the reference the
-generated functions are tested against.
+`GENERATE_AFTER` on, the spec's generated function (``generated/``), built then; where
+none is generated the closures keep the job. What it builds is kept beside the spec
+(``_caches.py``, emptied by `clear_caches`). The closures are what `checker` and
+`run_check` give their other callers, the reference the generated functions are tested
+against, and their fallback.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import json
 import math
 from typing import Any
 
-from ._checks import Check, Out, lossless_message
+from ._caches import ENTRIES, Entry, clear_caches, entry, lookup
+from ._checks import Check, Out, broken, budgeted, drive, lossless_message
 from ._compile import compile_check
 from ._lossless import PLAIN_TYPES
 from ._nodes import Defs, Params, Spec
@@ -30,40 +34,34 @@ from .generated import Validator, generated_validator
 __all__ = [
     "GENERATE_AFTER",
     "checker",
+    "clear_caches",
     "parse_arguments",
     "run_check",
     "validate_args",
     "validator",
 ]
 
-_CACHE_ATTR = "_harness_conformance_check"
-_VALIDATOR_ATTR = "_harness_conformance_validator"
-_HOT_ATTR = "_harness_conformance_generated"
+
+_entry_of = ENTRIES.get
+"""The entry of a spec id: bound once, a call cheaper than ``ENTRIES.get`` on the hot
+path of `validate_args`."""
 
 
 def checker(spec: Spec) -> Check:
-    """The compiled root check of a spec, compiled once and kept on the spec."""
-    check: Check | None = getattr(spec, _CACHE_ATTR, None)
-    if check is None:
-        if not isinstance(spec, (Params, Defs)) and not hasattr(spec, "kind"):
-            raise TypeError(f"validate_args needs a spec, not {type(spec).__name__}")
-        check = compile_check(spec)
-        object.__setattr__(spec, _CACHE_ATTR, check)
+    """The compiled root check of a spec, compiled once and kept beside the spec."""
+    found = lookup(spec)
+    if found is not None and found.check is not None:
+        return found.check
+    if not isinstance(spec, (Params, Defs)) and not hasattr(spec, "kind"):
+        raise TypeError(f"validate_args needs a spec, not {type(spec).__name__}")
+    check = compile_check(spec)
+    entry(spec).check = check
     return check
 
 
 def run_check(check: Check, value: Any, out: Out) -> None:
     """Run a compiled check over ``value``, driving its walks on an explicit stack."""
-    walk = check(value, "", None, out)
-    if walk is None:
-        return
-    stack = [walk]
-    while stack:
-        child = next(stack[-1], None)
-        if child is None:
-            stack.pop()
-        else:
-            stack.append(child)
+    drive(check(value, "", None, out))
 
 
 GENERATE_AFTER = 8
@@ -74,18 +72,26 @@ one replayed cassette) never pays for a function it would not use enough to repa
 
 
 def validator(spec: Spec) -> Validator:
-    """The validator `validate_args` calls for a spec, kept on the spec: the compiled
+    """The validator `validate_args` calls for a spec, kept beside the spec: the compiled
     closures for the first ``GENERATE_AFTER - 1`` calls, then the generated function
     (``schema/generated/``), or the closures for good where none is generated."""
-    run: Validator | None = getattr(spec, _VALIDATOR_ATTR, None)
-    if run is None:
-        run = _warming(spec) if GENERATE_AFTER > 1 else _hot(spec)
-        object.__setattr__(spec, _VALIDATOR_ATTR, run)
+    found = lookup(spec)
+    if found is not None and found.run is not None:
+        return found.run
+    if GENERATE_AFTER > 1:
+        check = checker(spec)
+        cached = entry(spec)
+        run = _warming(cached, check)
+    else:
+        run = _hot(spec)
+        cached = entry(spec)
+    cached.run = run
     return run
 
 
-def _warming(spec: Spec) -> Validator:
-    check = checker(spec)
+def _warming(cached: Entry, check: Check) -> Validator:
+    """The closures for ``GENERATE_AFTER - 1`` calls, then the spec's hot validator. It
+    holds the entry, not the spec, so the spec's life is not prolonged by its cache."""
     left = GENERATE_AFTER - 1
 
     def run(value: Any, budget: float | None) -> list[str]:
@@ -93,26 +99,30 @@ def _warming(spec: Spec) -> Validator:
         if left > 0:
             left -= 1
             return _run_closures(check, value, budget)
+        spec = cached.ref()
+        if spec is None:  # a validator kept by its caller after its spec was collected
+            return _run_closures(check, value, budget)
         hot = _hot(spec)
-        object.__setattr__(spec, _VALIDATOR_ATTR, hot)
+        cached.run = hot
         return hot(value, budget)
 
     return run
 
 
 def _hot(spec: Spec) -> Validator:
-    """The spec's generated function, built once and kept on the spec, or its closures
-    where none is generated."""
-    run: Validator | None = getattr(spec, _HOT_ATTR, None)
+    """The spec's generated function, built once and kept beside the spec, or its
+    closures where none is generated."""
+    found = lookup(spec)
+    if found is not None and found.hot is not None:
+        return found.hot
+    run = generated_validator(spec)
     if run is None:
-        run = generated_validator(spec)
-        if run is None:
-            check = checker(spec)
+        check = checker(spec)
 
-            def run(value: Any, budget: float | None) -> list[str]:
-                return _run_closures(check, value, budget)
+        def run(value: Any, budget: float | None) -> list[str]:
+            return _run_closures(check, value, budget)
 
-        object.__setattr__(spec, _HOT_ATTR, run)
+    entry(spec).hot = run
     return run
 
 
@@ -122,22 +132,17 @@ def validate_args(spec: Spec, args: Any, *, pattern_budget: float | None = None)
     ``pattern_budget`` is the number of seconds one ``pattern`` check may take (default
     `PATTERN_BUDGET`, or the ``HARNESS_CONFORMANCE_PATTERN_BUDGET`` environment
     variable); a string not checked in time is reported, never accepted."""
-    run = getattr(spec, _VALIDATOR_ATTR, None) or validator(spec)
-    budget = None if pattern_budget is None else _budget(pattern_budget)
-    try:
-        return run(args, budget)
-    except Exception:
-        return [lossless_message("")]
+    found = _entry_of(id(spec))
+    run = found.run if found is not None else None
+    if run is None:
+        run = validator(spec)
+    return run(args, None if pattern_budget is None else _budget(pattern_budget))
 
 
 def _validate_generated(spec: Spec, args: Any, *, pattern_budget: float | None = None) -> list[str]:
     """`validate_args` on the spec's generated function (its closures where none is
     generated) from the first call: what the differential tests compare."""
-    budget = None if pattern_budget is None else _budget(pattern_budget)
-    try:
-        return _hot(spec)(args, budget)
-    except Exception:
-        return [lossless_message("")]
+    return _hot(spec)(args, None if pattern_budget is None else _budget(pattern_budget))
 
 
 def _validate_with_closures(
@@ -150,13 +155,14 @@ def _validate_with_closures(
 
 
 def _run_closures(check: Check, args: Any, budget: float | None) -> list[str]:
-    out = Out()
-    out.budget = budget
+    out = budgeted(budget)
     try:
-        run_check(check, args, out)
+        drive(check(args, "", None, out))
+        if not out and type(args) not in PLAIN_TYPES:
+            out.append(lossless_message(""))
     except Exception:
-        out.append(lossless_message(""))
-    if not out and type(args) not in PLAIN_TYPES:
+        if not broken(args):
+            raise
         out.append(lossless_message(""))
     return list(out)
 

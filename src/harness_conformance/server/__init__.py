@@ -14,9 +14,9 @@ when the script and the calls made do not line up::
     server.assert_consumed()
 """
 
-from ._loopback import LoopbackModelServer
-from ._script import (
+from ..wire import (
     DEFAULT_USAGE,
+    KEEP_ALIVE,
     ErrorResponse,
     HangResponse,
     MalformedResponse,
@@ -27,7 +27,7 @@ from ._script import (
     TextResponse,
     ToolCallsResponse,
 )
-from ._wire import KEEP_ALIVE
+from ._loopback import LoopbackModelServer
 
 __all__ = [
     "DEFAULT_USAGE",
@@ -43,3 +43,8 @@ __all__ = [
     "TextResponse",
     "ToolCallsResponse",
 ]
+
+# The module users import these from, where pickle finds them too.
+for _cls in (LoopbackModelServer,):
+    _cls.__module__ = __name__
+del _cls

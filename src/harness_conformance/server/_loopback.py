@@ -33,19 +33,19 @@ from typing import Any
 import anyio.to_thread
 
 from ..models.scripted import ScriptError
-from . import _wire
-from ._formats import Reply, writer_for
-from ._script import (
+from ..wire import (
     ErrorResponse,
     HangResponse,
     MalformedResponse,
     RecordedRequest,
+    Reply,
     Response,
     ScriptEntry,
     ServedExchange,
     TextResponse,
     ToolCallsResponse,
 )
+from ._formats import writer_for
 
 __all__ = ["LoopbackModelServer"]
 
@@ -110,7 +110,12 @@ class _Handler(BaseHTTPRequestHandler):
     # -- writing ----------------------------------------------------------------------
 
     def send_json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
-        self.send_bytes(status, _wire.encode_json(value), "application/json", headers)
+        self.send_bytes(
+            status,
+            json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+            "application/json",
+            headers,
+        )
 
     def send_bytes(
         self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None

@@ -8,8 +8,7 @@ from typing import Any
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from ..events import DurableEvent
-from ..redaction._redact import redact_events
-from ..redaction._secret import Secret, declared_secrets
+from ..redaction import Secret, declared_secrets, redact_events
 from ..replay import normalize_events
 
 __all__ = ["SNAPSHOT_FORMAT", "EventLogSnapshot", "ValidationReportSnapshot", "normalize_events"]
@@ -38,7 +37,7 @@ class _KeyFreeNames(SingleFileSnapshotExtension):
 
     @classmethod
     def get_snapshot_name(cls, *, test_location: Any, index: Any = 0) -> str:
-        from ..cassettes._names import refuse_secret_name
+        from ..cassettes import refuse_secret_name
 
         name = super().get_snapshot_name(test_location=test_location, index=index)
         refuse_secret_name(name, declared_secrets(cls.secrets), what="snapshot")

@@ -107,11 +107,6 @@ class ValidationReport:
         return self.render()
 
 
-# Users import these from `harness_conformance.standard`; set after the dataclasses are
-# built, which look their module up while processing annotations.
-ValidationReport.__module__ = ValidationReportEntry.__module__ = "harness_conformance.standard"
-
-
 def _one_line(text: str, *, keep_newlines: bool = False) -> str:
     table = dict(_LINE_BREAKS)
     if keep_newlines:
@@ -144,7 +139,7 @@ def _stand_in_body(**arguments: Any) -> None:
 def as_tool(target: Any, *, name: str = "tool") -> Tool:
     """A copy of ``target`` (a `Tool`, a DSL spec or a JSON Schema dict) whose body
     does nothing, so probing it never runs the real body."""
-    from ..strategies._valid import as_spec
+    from ..strategies import as_spec
 
     if isinstance(target, Tool):
         if target.raw or target.parameters is None:
@@ -188,7 +183,7 @@ def validation_report(tool: Any, *, name: str = "tool") -> ValidationReport:
     Raises `TypeError` for a raw tool, which has no spec, and
     `hypothesis.errors.Unsatisfiable` for a spec no value satisfies.
     """
-    from ..schema._validate import validate_args
+    from ..schema import validate_args
     from ..strategies import corruption_examples
 
     probe = as_tool(tool, name=name)

@@ -15,17 +15,19 @@ test and what to do. Like `harness_conformance.strategies`, this package imports
 Hypothesis when it is imported.
 """
 
-from ..snapshots._validation_report import (
+from ..snapshots import (
     ValidationReport,
     ValidationReportEntry,
     validation_report,
 )
 from ._suites import (
+    STANDARD_TESTS,
     SessionConformanceTests,
     ToolConformanceTests,
 )
 
 __all__ = [
+    "STANDARD_TESTS",
     "SessionConformanceTests",
     "ToolConformanceTests",
     "ValidationReport",

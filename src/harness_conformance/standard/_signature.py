@@ -26,7 +26,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..schema._signature import _hint_source
+from ..schema import hint_source
 
 __all__ = ["signature_problems", "typed_signature"]
 
@@ -41,7 +41,7 @@ def typed_signature(fn: Callable[..., Any]) -> dict[str, tuple[Any, bool]] | Non
     annotation, annotations that do not resolve)."""
     try:
         signature = inspect.signature(fn)
-        hints = typing.get_type_hints(_hint_source(fn), include_extras=True)
+        hints = typing.get_type_hints(hint_source(fn), include_extras=True)
     except Exception:
         return None
     found: dict[str, tuple[Any, bool]] = {}

@@ -11,20 +11,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ..schema._lossless import is_lossless
-from ..snapshots._validation_report import (
+from ..schema import is_lossless
+from ..snapshots import (
     ValidationReport,
     ValidationReportEntry,
     as_tool,
     execute_call,
     validation_report,
 )
-from ..strategies import Corruption, corruption_examples, corruptions, valid_args
-from ..strategies._profiles import register_profiles
+from ..strategies import Corruption, corruption_examples, corruptions, register_profiles, valid_args
 from ..tools import Tool
 from ._signature import signature_problems, typed_signature
 
 __all__ = [
+    "STANDARD_TESTS",
     "SessionConformanceTests",
     "ToolConformanceTests",
     "ValidationReport",
@@ -272,9 +272,9 @@ class SessionConformanceTests:
         """The cassette replays through the loop with zero invariant violations."""
         if invariants == "off":
             pytest.skip("the invariant profile is off, so there is nothing to check")
-        from ..cassettes.foreign import _replay as foreign_replay
+        from ..cassettes.foreign import replay_foreign
 
-        replay = foreign_replay.replay_foreign(session_cassette, profile=invariants)
+        replay = replay_foreign(session_cassette, profile=invariants)
         problems = _replay_problems(replay)
         if problems:
             pytest.fail(
@@ -293,7 +293,7 @@ def _standard_tests(cls: type) -> MappingProxyType[str, FunctionType]:
     )
 
 
-_STANDARD_TESTS: MappingProxyType[type, MappingProxyType[str, FunctionType]] = MappingProxyType(
+STANDARD_TESTS: MappingProxyType[type, MappingProxyType[str, FunctionType]] = MappingProxyType(
     {
         ToolConformanceTests: _standard_tests(ToolConformanceTests),
         SessionConformanceTests: _standard_tests(SessionConformanceTests),

@@ -38,10 +38,12 @@ from ._corrupt import (
     corruption_examples,
     corruptions,
 )
+from ._profiles import register_profiles
 from ._specs import (
     specs,
 )
 from ._valid import (
+    as_spec,
     valid_args,
 )
 from ._values import (
@@ -49,8 +51,10 @@ from ._values import (
     json_values,
 )
 
-for _public in (AgreementCheck, AgreementReport, Corruption, ValidatorRun):
-    _public.__module__ = __name__
+# The module users import these from, where pickle finds them too.
+for _cls in (AgreementCheck, AgreementReport, Corruption, ValidatorRun):
+    _cls.__module__ = __name__
+del _cls
 
 __all__ = [
     "CHECKS",
@@ -61,11 +65,22 @@ __all__ = [
     "Corruption",
     "Validator",
     "ValidatorRun",
+    "as_spec",
     "assert_validator_agrees",
+    "clear_caches",
     "corruption_examples",
     "corruptions",
     "json_values",
+    "register_profiles",
     "specs",
     "valid_args",
     "validator_agreement",
 ]
+
+
+def clear_caches() -> None:
+    """Empty the caches of this part: the node strategies built for each depth and set
+    of definition names."""
+    from ._specs import clear_node_strategies
+
+    clear_node_strategies()

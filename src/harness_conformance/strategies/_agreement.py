@@ -30,9 +30,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, NoSuchExample
 
-from ..schema._nodes import Spec
-from ..schema._render import ROOT_LABEL
-from ..schema._validate import validate_args
+from ..schema import ROOT_LABEL, Spec, validate_args
 from ._agreement_report import VALID, AgreementCheck, AgreementReport, ValidatorRun, check_names
 from ._agreement_report import cut as _cut
 from ._corrupt import Corruption, corruption_examples, corruptions

@@ -18,8 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..schema._nodes import Spec
-from ..schema._render import ROOT_LABEL
+from ..schema import ROOT_LABEL, Spec
 from ._sites import MISSING, Site, SiteWalker
 from ._valid import Plan, as_spec, plan_for
 from ._values import Where

@@ -16,10 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..schema._checks import kind_of
-from ..schema._leaves import plural
-from ..schema._lossless import canonical
-from ..schema._nodes import (
+from ..schema import (
     UNSET,
     AnyOfNode,
     ArrayNode,
@@ -32,8 +29,14 @@ from ..schema._nodes import (
     Params,
     RefNode,
     StringNode,
+    canonical,
+    compact_json,
+    join_path,
+    js_number,
+    kind_of,
+    label,
+    plural,
 )
-from ..schema._render import compact_json, join_path, js_number, label
 from ._valid import Builder
 from ._values import SIZE_BUDGET, Gen, Where, accepts
 

@@ -5,17 +5,16 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..schema._build import s
-from ..schema._nodes import Defs, Node, Params, Spec
+from ..schema import Defs, Node, Params, Spec, s
 from ._values import BIG_INTS, FINITE_FLOATS, json_values
 
-__all__ = ["specs"]
+__all__ = ["clear_node_strategies", "specs"]
 
 Fields = dict[str, Any]
 
@@ -208,7 +207,7 @@ def _combinator(draw: st.DrawFn, children: st.SearchStrategy[Node]) -> Node:
     return build(*branches, **draw(_ANNOTATIONS))
 
 
-@cache
+@lru_cache(maxsize=64)
 def _nodes(depth: int, refs: tuple[str, ...]) -> st.SearchStrategy[Node]:
     """Nodes nesting at most ``depth`` levels; ``refs`` are definition names in scope."""
     leaves: list[st.SearchStrategy[Node]] = [
@@ -241,6 +240,11 @@ def _params(
 
 
 _DEFINITION_NAMES = (("Tree",), ("Tree", "Leaf"))
+
+
+def clear_node_strategies() -> None:
+    """Forget the node strategies built for each depth and set of definition names."""
+    _nodes.cache_clear()
 
 
 @st.composite

@@ -26,15 +26,12 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, Unsatisfiable
 
-from ..schema._checks import Check
-from ..schema._compile import accepted_kinds, compile_check
-from ..schema._leaves import plural
-from ..schema._lossless import canonical
-from ..schema._nodes import (
+from ..schema import (
     UNSET,
     AnyOfNode,
     ArrayNode,
     BooleanNode,
+    Check,
     Defs,
     IntegerNode,
     JsonNode,
@@ -47,9 +44,13 @@ from ..schema._nodes import (
     RefNode,
     Spec,
     StringNode,
+    accepted_kinds,
+    canonical,
+    compact_json,
+    compile_check,
+    plural,
 )
-from ..schema._render import compact_json
-from ..schema.importer._reader import from_json_schema
+from ..schema.importer import from_json_schema
 from ._values import (
     JSON_SAMPLES,
     SIZE_BUDGET,

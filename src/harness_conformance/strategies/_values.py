@@ -17,12 +17,19 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..schema._checks import Check, Out
-from ..schema._leaves import leaf_check
-from ..schema._lossless import canonical
-from ..schema._nodes import IntegerNode, NumberNode, StringNode
-from ..schema._render import compact_json, join_path, label
-from ..schema._validate import run_check
+from ..schema import (
+    Check,
+    IntegerNode,
+    NumberNode,
+    Out,
+    StringNode,
+    canonical,
+    compact_json,
+    join_path,
+    label,
+    leaf_check,
+    run_check,
+)
 from ._regex import pattern_examples
 
 __all__ = [

@@ -21,7 +21,7 @@ from ..errors import (
     error_info,
 )
 from ..events import LiveEvent, ToolsExecuteEvent, ToolsPostExecuteEvent, ToolsPreExecuteEvent
-from ..schema._duplicates import read_arguments
+from ..schema import read_arguments
 from ._json_copy import copy_json
 from ._tool import Tool, as_dict
 
@@ -34,8 +34,6 @@ _LISTENER_METHODS = ("pre_execute", "post_execute", "on_event")
 class ToolCall:
     """One tool call a model asked for."""
 
-    __module__ = "harness_conformance"
-
     id: str
     """The call id the result must answer."""
     name: str
@@ -47,8 +45,6 @@ class ToolCall:
 @dataclass(frozen=True)
 class ToolExecutionResult:
     """What one tool call produced, ready to be shown to the model."""
-
-    __module__ = "harness_conformance"
 
     call_id: str
     """The id of the call this answers."""
@@ -120,8 +116,6 @@ async def _maybe_await(value: Any) -> Any:
 
 class ToolRegistry:
     """The tools a model may call, and the one path that runs them: `execute`."""
-
-    __module__ = "harness_conformance"
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}

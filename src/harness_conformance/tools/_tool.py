@@ -14,10 +14,16 @@ from ..errors import (
     SchemaProblem,
     ToolArgsError,
 )
-from ..schema._nodes import Defs, Node, Params, Spec
-from ..schema._signature import spec_from_signature
-from ..schema._to_json import to_json_schema
-from ..schema._validate import checker, validate_args
+from ..schema import (
+    Defs,
+    Node,
+    Params,
+    Spec,
+    checker,
+    spec_from_signature,
+    to_json_schema,
+    validate_args,
+)
 from ._json_copy import copy_json
 
 __all__ = ["NOT_AN_OBJECT", "Tool", "as_dict", "define_tool", "tool"]
@@ -63,8 +69,6 @@ class Tool:
     Arguments are passed to ``fn`` as keyword arguments, as the JSON values the model
     sent; keys of an open parameter map that ``fn`` does not accept are left out.
     """
-
-    __module__ = "harness_conformance"
 
     name: str
     """Unique within a registry; 1 to 64 of ``a-z A-Z 0-9 _ -``."""

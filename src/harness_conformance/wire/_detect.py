@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from ._format import WireFormat
-from ._openai_chat import OPENAI_CHAT
 from .anthropic import ANTHROPIC_MESSAGES
+from .chat import OPENAI_CHAT
 from .gemini import GEMINI
 from .responses import OPENAI_RESPONSES
 

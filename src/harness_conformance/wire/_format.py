@@ -11,6 +11,14 @@ things from it, all pure functions of recorded data:
   the events `WireFormat.as_events` derives from a non-streamed body) into chunks,
   raising `LlmError` with a code where the provider reported a failure;
 - `WireFormat.failure`: an HTTP error response as an `LlmFailure`.
+
+The rest of the project asks the same object what it needs to speak the format:
+`WireFormat.error_answer` is the body its API sends with an error status (the loopback
+server and the chaos faults send it, the reader codes it), and `WireFormat.reply_end`
+and `WireFormat.stream_done` are the finish rules of its streams (where a stream cut
+before its end must stop); `WireFormat.writer` writes its answers for the loopback
+server, on the paths `WireFormat.serves` names; `WireFormat.provider` names its
+provider's defaults and SDK, and `WireFormat.sdk_client` builds that SDK's client.
 """
 
 from __future__ import annotations
@@ -21,8 +29,16 @@ from typing import Any, Protocol
 
 from ..errors import LlmFailure
 from ..events import Chunk
+from ._serving import FormatWriter
 
-__all__ = ["ChatRequest", "ResponseReader", "ServerToolCall", "WireFormat"]
+__all__ = [
+    "ChatRequest",
+    "ErrorAnswer",
+    "ProviderDefaults",
+    "ResponseReader",
+    "ServerToolCall",
+    "WireFormat",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +78,35 @@ class ServerToolCall:
     """The tool's name, or its type when the wire gives none."""
     id: str | None = None
     """The id the wire gives it, if any."""
+
+
+@dataclass(frozen=True)
+class ErrorAnswer:
+    """The body an API sends with an HTTP error status."""
+
+    body: bytes
+    """The body's bytes, laid out as the API lays them out."""
+    content_type: str
+    """The ``content-type`` it is sent with."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderDefaults:
+    """The provider a format is recorded from, and the SDK that speaks it."""
+
+    default_model: str
+    """The model used when none is named."""
+    base_url: str
+    """The API base URL used when none is given."""
+    key_env: tuple[str, ...]
+    """Environment variables searched for the API key, in order."""
+    sdk: str
+    """The package of its official Python SDK, as pip names it."""
+    extra: str | None
+    """The ``pip install "harness-conformance[...]"`` extra that brings the SDK, if any."""
+    sdk_root: bool
+    """Whether the SDK adds the API version to its base URL itself, so that it takes
+    the URL without its version segment."""
 
 
 class ResponseReader(Protocol):
@@ -127,4 +172,57 @@ class WireFormat(Protocol):
 
     def request_id(self, headers: Mapping[str, str]) -> str | None:
         """The provider's request id from the response headers (lowercased names)."""
+        ...
+
+    def error_answer(
+        self,
+        status: int,
+        *,
+        message: str | None = None,
+        retry_after: int | None = None,
+        request_id: str | None = None,
+        context: bool = False,
+    ) -> ErrorAnswer:
+        """The error body this format's API sends with ``status`` (400-599): its error
+        object for that status, saying ``message`` (default: the status's reason phrase),
+        with the wait ``retry_after`` (seconds) and ``request_id`` where the format's body
+        carries them, and, with ``context``, the marks of a context-length refusal."""
+        ...
+
+    def reply_end(self, events: Sequence[object]) -> int | None:
+        """The position, among the parsed data of a streamed body's events (in order),
+        of the first event that carries the finish of the reply as `reader` reads it;
+        None when no event does (the stream was cut)."""
+        ...
+
+    def frame_events(self, events: Sequence[object]) -> bytes:
+        """``events`` (parsed event data) as the event-stream body this format's API
+        sends: each framed as its server frames one, then its closing event, if any."""
+        ...
+
+    @property
+    def stream_done(self) -> str | None:
+        """The data of the event that closes a stream after its reply (chat
+        completions' ``[DONE]``), or None for a format whose streams send none."""
+        ...
+
+    @property
+    def provider(self) -> ProviderDefaults:
+        """The provider's defaults and the SDK that speaks the format."""
+        ...
+
+    def sdk_client(self, base_url: str, http: Any, *, api_key: str) -> Any:
+        """The SDK's async client for ``base_url`` (as the SDK takes it), sending through
+        the ``httpx2.AsyncClient`` ``http``, with the SDK's own retries off. Raises
+        `ImportError` when the SDK is not installed."""
+        ...
+
+    @property
+    def writer(self) -> FormatWriter:
+        """The loopback server's writer of this format's answers."""
+        ...
+
+    def serves(self, path: str) -> bool:
+        """Whether the loopback server answers a request to ``path`` (its query left out)
+        in this format."""
         ...

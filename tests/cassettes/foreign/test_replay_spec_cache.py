@@ -5,6 +5,7 @@ characters, with the same results as a fresh import."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,43 @@ def test_a_schema_over_the_budget_is_imported_once_per_replay_and_not_kept(
     assert _replay._KEPT.chars == 0
     _replay._Schemas().spec(huge)  # another replay imports it again
     assert len(imported) == 2
+
+
+def test_clear_spec_cache_forgets_every_kept_schema() -> None:
+    _replay._Schemas().spec(_schema(10, "a"))
+    _replay._Schemas().spec(_schema(10, "b"))
+    assert len(_replay._KEPT.specs) == 2
+    _replay.clear_spec_cache()
+    assert _replay._KEPT.specs == {}
+    assert _replay._KEPT.chars == 0
+
+
+def test_putting_a_kept_schema_again_counts_its_text_once() -> None:
+    spec = from_json_schema(POINT)
+    _replay._KEPT.put("key", spec)
+    _replay._KEPT.put("key", spec)
+    assert _replay._KEPT.chars == len("key")
+
+
+def test_replays_in_threads_keep_the_count_of_characters_true(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_replay, "SPEC_CACHE_SIZE", 8)
+    spec = from_json_schema(POINT)
+
+    def fill(thread: int) -> None:
+        for number in range(300):
+            key = f"{thread}-{number % 20}-" + "x" * (number % 7)
+            _replay._KEPT.put(key, spec)
+            _replay._KEPT.get(f"{thread}-{(number + 3) % 20}-")
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(fill, range(4)))
+    assert len(_replay._KEPT.specs) <= 8
+    assert _replay._KEPT.chars == sum(map(len, _replay._KEPT.specs))
+
+
+def test_a_kept_refusal_holds_no_traceback() -> None:
+    refused = _replay._Schemas().spec({"type": "object", "properties": 3})
+    assert isinstance(refused, SchemaError)
+    assert refused.__traceback__ is None

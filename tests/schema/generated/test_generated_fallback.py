@@ -11,17 +11,15 @@ import pytest
 from harness_conformance.errors import SchemaError
 from harness_conformance.schema import Spec, s, validate_args
 from harness_conformance.schema import _validate as validate_module
+from harness_conformance.schema._caches import lookup
 from harness_conformance.schema._validate import (
     GENERATE_AFTER,
     _validate_generated,
     _validate_with_closures,
     validator,
 )
-from harness_conformance.schema.generated import (
-    MAX_BLOCKS,
-    generate_source,
-    generated_validator,
-)
+from harness_conformance.schema.generated import generate_source, generated_validator
+from harness_conformance.schema.generated._emit import MAX_BLOCKS
 
 
 def _tree() -> Spec:
@@ -82,9 +80,11 @@ def test_a_spec_validated_a_few_times_is_never_generated() -> None:
     spec = s.params({"a": s.integer(required=True)})
     for _ in range(GENERATE_AFTER - 1):
         assert validate_args(spec, {"a": "1"}) == ['"a" must be an integer']
-    assert getattr(spec, "_harness_conformance_generated", None) is None
+    cached = lookup(spec)
+    assert cached is not None
+    assert cached.hot is None
     assert validate_args(spec, {"a": "1"}) == ['"a" must be an integer']
-    assert getattr(spec, "_harness_conformance_generated", None) is not None
+    assert cached.hot is not None
 
 
 def test_a_spec_that_is_not_a_spec_is_still_refused() -> None:

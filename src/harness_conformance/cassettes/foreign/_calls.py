@@ -22,8 +22,6 @@ __all__ = ["InvalidToolCall", "UncheckedToolCall", "check_calls"]
 class InvalidToolCall:
     """A recorded tool call whose arguments break the schema the request declared."""
 
-    __module__ = "harness_conformance"
-
     interaction: int
     """The index of the interaction whose response made the call."""
     tool: str
@@ -40,8 +38,6 @@ class InvalidToolCall:
 class UncheckedToolCall:
     """A recorded tool call that was not validated: its tool's recorded schema does not
     import, so nothing says whether its arguments are valid."""
-
-    __module__ = "harness_conformance"
 
     interaction: int
     """The index of the interaction whose response made the call."""

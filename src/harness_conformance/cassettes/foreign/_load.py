@@ -50,8 +50,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from ...errors import CassetteError
-from ...parsing._json import JsonTextError, parse_json
-from ...parsing._yaml import YamlTextError, compose_yaml, load_yaml
+from ...parsing import JsonTextError, YamlTextError, compose_yaml, load_yaml, parse_json
 from .._decompress import BodyTooLarge, check_size, decompress
 from .._format import VCR_YAML_LOADER
 from .._stream_bodies import MISSING, handing, take

@@ -47,7 +47,7 @@ from ...wire import ChatRequest
 from ._load import Interaction
 from ._recorded_model import Outcome
 
-__all__ = ["OPEN_SESSIONS", "SessionPlan", "TurnPlan", "plan_sessions", "text_of"]
+__all__ = ["OPEN_SESSIONS", "SessionPlan", "TurnPlan", "base_url_of", "plan_sessions", "text_of"]
 
 OPEN_SESSIONS = 8
 """How many of the latest sessions a request is compared with: side requests and
@@ -113,7 +113,9 @@ def _role(message: object) -> object:
     return message.get("role") if isinstance(message, Mapping) else None
 
 
-def _base_url(uri: str) -> str:
+def base_url_of(uri: str) -> str:
+    """The base URL a request was sent to: its URL without the endpoint path, query and
+    fragment."""
     parts = urlsplit(uri)
     path = _ENDPOINT.sub("", parts.path)
     return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
@@ -143,7 +145,7 @@ def _new_session(interaction: Interaction, request: ChatRequest, wire: str) -> S
     return SessionPlan(
         interactions=[interaction.index],
         model=request.model or "unknown",
-        base_url=_base_url(interaction.uri),
+        base_url=base_url_of(interaction.uri),
         wire=wire,
         system=system,
         history=[dict(m) for m in history if isinstance(m, Mapping)],

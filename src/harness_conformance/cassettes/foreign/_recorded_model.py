@@ -32,8 +32,7 @@ import anyio.lowlevel
 from ...errors import LlmError, LlmFailure
 from ...events import BlockEndChunk, Chunk, FinishChunk
 from ...models import Model, ModelRequest
-from ...wire import ServerToolCall, WireFormat
-from ...wire._openai_chat import OPENAI_CHAT, malformed, shown
+from ...wire import OPENAI_CHAT, ServerToolCall, WireFormat, malformed, shown
 from ._load import Interaction
 
 __all__ = ["Outcome", "RecordedModel", "RecordingExhausted", "SessionModel", "outcome_of"]

@@ -16,10 +16,11 @@ its own `Agent`, so its log starts at seq 0:
   `from_json_schema`, or with `ToolRegistry.register_raw` when the schema does not
   import (its calls are then not validated); a schema is imported once for all the
   replays of the process (the most recently used are kept, within `SPEC_CACHE_SIZE`
-  schemas and `SPEC_CACHE_TEXT` characters); the tool answers a call with the
-  recorded output, and with an error result saying so when the recording has none;
-  the tools are `concurrency_safe`, since answering from the recording touches
-  nothing, so the calls of one step overlap as a parallel-safe tool's would;
+  schemas and `SPEC_CACHE_TEXT` characters, until `clear_spec_cache`); the tool
+  answers a call with the recorded output, and with an error result saying so when the
+  recording has none; the tools are `concurrency_safe`, since answering from the
+  recording touches nothing, so the calls of one step overlap as a parallel-safe
+  tool's would;
 - retries happen exactly where the recording has them, after a sleep that does not wait;
 - every event goes through an `InvariantChecker` that collects violations instead of
   stopping the run, so one replay reports them all.
@@ -41,6 +42,7 @@ from __future__ import annotations
 import contextvars
 import itertools
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -70,6 +72,7 @@ __all__ = [
     "UncheckedToolCall",
     "areplay_foreign",
     "areplay_sessions",
+    "clear_spec_cache",
     "replay_foreign",
     "wire_formats",
 ]
@@ -88,8 +91,6 @@ _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 @dataclass(frozen=True, kw_only=True)
 class ForeignSession:
     """One agent session rebuilt from a run of consecutive recorded requests."""
-
-    __module__ = "harness_conformance"
 
     interactions: tuple[int, ...]
     """The indices of the interactions the session covers, in order."""
@@ -128,8 +129,6 @@ class ForeignSession:
 class ForeignReplay:
     """What replaying a foreign cassette through the loop produced."""
 
-    __module__ = "harness_conformance"
-
     path: str
     """The cassette file."""
     interactions: int
@@ -167,29 +166,46 @@ class ForeignReplay:
 class _SpecCache:
     """Imported specs kept for later replays by their schema text: the most recently
     used, at most `SPEC_CACHE_SIZE` of them and `SPEC_CACHE_TEXT` characters of schema
-    text in all, so a run over many cassettes with large schemas stays flat."""
+    text in all, so a run over many cassettes with large schemas stays flat. Replays in
+    several threads share it; a lock keeps its count of characters true."""
 
     def __init__(self) -> None:
         self.specs: OrderedDict[str, Spec | SchemaError] = OrderedDict()
         self.chars = 0
+        self._lock = threading.Lock()
 
     def get(self, key: str) -> Spec | SchemaError | None:
-        found = self.specs.get(key)
-        if found is not None:
-            self.specs.move_to_end(key)
-        return found
+        with self._lock:
+            found = self.specs.get(key)
+            if found is not None:
+                self.specs.move_to_end(key)
+            return found
 
     def put(self, key: str, spec: Spec | SchemaError) -> None:
         if len(key) > SPEC_CACHE_TEXT:
             return
-        self.specs[key] = spec
-        self.chars += len(key)
-        while len(self.specs) > SPEC_CACHE_SIZE or self.chars > SPEC_CACHE_TEXT:
-            gone, _ = self.specs.popitem(last=False)
-            self.chars -= len(gone)
+        with self._lock:
+            if key in self.specs:
+                self.chars -= len(key)
+            self.specs[key] = spec
+            self.specs.move_to_end(key)
+            self.chars += len(key)
+            while len(self.specs) > SPEC_CACHE_SIZE or self.chars > SPEC_CACHE_TEXT:
+                gone, _ = self.specs.popitem(last=False)
+                self.chars -= len(gone)
+
+    def clear(self) -> None:
+        with self._lock:
+            self.specs.clear()
+            self.chars = 0
 
 
 _KEPT = _SpecCache()
+
+
+def clear_spec_cache() -> None:
+    """Forget the tool schemas replays imported (the next replay imports them again)."""
+    _KEPT.clear()
 
 
 class _Schemas:
@@ -216,7 +232,7 @@ class _Schemas:
                     )
                 found = from_json_schema(schema)
             except SchemaError as exc:
-                found = exc
+                found = exc.with_traceback(None)  # kept without the frames it was raised in
             _KEPT.put(key, found)
         self._specs[key] = found
         return found

@@ -2,11 +2,10 @@
 mishandles (`fuzz_cassette`), and one example found is replayed exactly (`run_example`,
 `FuzzExample`). The ``harness-conformance fuzz`` command runs it over many cassettes."""
 
-from ._engine import NO_MODEL_CALLS, FuzzFailure, FuzzResult, fuzz_cassette, run_example
+from ._engine import FuzzFailure, FuzzResult, fuzz_cassette, run_example
 from ._examples import FuzzExample
 
 __all__ = [
-    "NO_MODEL_CALLS",
     "FuzzExample",
     "FuzzFailure",
     "FuzzResult",

@@ -36,8 +36,9 @@ from ...events import (
     read_session_log,
 )
 from ...invariants import check_log
+from ...wire.chat import says_something
 from .._chunkings import as_cuts_for, no_cuts
-from .._faults import Fault, chat_says_something, events_of, fault_code, spoiled_body
+from .._faults import Fault, events_of, fault_code, spoiled_body
 from .._outline import differences, outline
 from .._replay import ChaosReplay, replay_rechunked, replay_with_fault
 from .._served import ServedResponse, served_responses
@@ -148,7 +149,7 @@ def _chat_says_something(body: bytes) -> bool:
             data = json.loads(event.partition(b"data:")[2].strip())
         except ValueError:
             continue
-        if chat_says_something(data):
+        if says_something(data):
             return True
     return False
 
@@ -167,7 +168,7 @@ def code_for(base: Baseline, fault: Fault) -> str | None:
         cut = spoiled_body(fault, wire, base.served[fault.interaction].body)
         if not _chat_says_something(cut):
             return "EMPTY_RESPONSE"
-    return fault_code(fault)
+    return fault_code(fault, wire or "openai-chat")
 
 
 def expected_code(base: Baseline, fault: Fault) -> str | None:

@@ -55,8 +55,6 @@ NO_MODEL_CALLS = "no model calls: nothing to fuzz"
 class FuzzFailure:
     """An example a property fails on, shrunk, with what its replay got wrong."""
 
-    __module__ = "harness_conformance"
-
     example: FuzzExample
     """The shrunk example; its JSON form replays it (`run_example`)."""
     problems: tuple[str, ...]
@@ -75,8 +73,6 @@ class FuzzFailure:
 @dataclass(frozen=True, kw_only=True)
 class FuzzResult:
     """What fuzzing one cassette found."""
-
-    __module__ = "harness_conformance"
 
     path: str
     """The cassette."""

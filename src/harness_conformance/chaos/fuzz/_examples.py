@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...wire import format_named
 from .._fault_strategies import applicable_kinds
 from .._faults import FAULT_LABELS, LARGEST_INTEGER, Fault, _shown, events_of
 from ._checks import Baseline
@@ -49,8 +50,6 @@ is a context-length refusal."""
 @dataclass(frozen=True, kw_only=True)
 class FuzzExample:
     """One example: cut lists by interaction index, a fault, or both."""
-
-    __module__ = "harness_conformance"
 
     cuts: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     """The cut list of each response body; a response it does not name is sent whole."""
@@ -249,7 +248,10 @@ def label_targets(base: Baseline) -> dict[str, list[int]]:
         for index, served in sorted(base.served.items()):
             if _kind(label) not in applicable_kinds(served):
                 continue
-            if label == "truncated [DONE]" and base.wires.get(index) != "openai-chat":
+            wire = base.wires.get(index)
+            if label == "truncated [DONE]" and (
+                wire is None or format_named(wire).stream_done is None
+            ):
                 continue
             found.setdefault(label, []).append(index)
     return found

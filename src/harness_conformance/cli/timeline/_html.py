@@ -30,7 +30,6 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterable
-from functools import cache
 from html import escape
 from importlib.resources import files
 from pathlib import Path
@@ -60,7 +59,6 @@ _LONG = 20_000
 """Recorded text longer than this many characters is cut (the page says so)."""
 
 
-@cache
 def _asset(name: str) -> str:
     return (files("harness_conformance.cli.timeline") / "_assets" / name).read_text("utf-8")
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from ...cassettes import InvalidToolCall, UncheckedToolCall
-from ...events import AssistantChunkEvent
-from ...events._legacy_layouts import turn_end_failure
+from ...events import AssistantChunkEvent, turn_end_failure
 from ...invariants import Violation
 
 __all__ = [

@@ -41,8 +41,7 @@ from ...events import (
     UserMessageEvent,
 )
 from ...invariants import Violation
-from ...redaction._redact import redact_events
-from ...redaction._secret import declared_secrets
+from ...redaction import declared_secrets, redact_events
 from ...wire import detect
 from ._model import (
     AssistantEntry,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...events._legacy_layouts import turn_end_failure
+from ...events import turn_end_failure
 from ...invariants import Violation
 from .._output import plural
 from ._model import (

@@ -10,20 +10,15 @@ scalar nodes. Handed to the node's compiled closure from inside the generated fu
 every value of a string with a ``pattern`` (its time budget travels with the message
 list) or a number with ``multiple_of``; a scalar value whose type is not exactly the
 node's (subclasses, ``-0.0``, NaN, wrong types: the closure writes the message); and a
-subtree nested deeper than one function may nest (`MAX_BLOCKS` blocks, `MAX_INDENT`
-levels of indentation or `MAX_NESTING` nodes). Not generated at all (the closures run
+subtree nested deeper than one function may nest (the limits on blocks,
+indentation levels and nested nodes of ``_emit.py``). Not generated at all (the closures run
 instead): `Defs` specs, whose references keep the closures' cycle guard, and a spec that
-reuses nodes so often that it unfolds beyond `MAX_LINES` lines.
+reuses nodes so often that it unfolds beyond the line limit there.
 """
 
 from ._assemble import Validator, generate_source, generated_validator
-from ._emit import MAX_BLOCKS, MAX_INDENT, MAX_LINES, MAX_NESTING
 
 __all__ = [
-    "MAX_BLOCKS",
-    "MAX_INDENT",
-    "MAX_LINES",
-    "MAX_NESTING",
     "Validator",
     "generate_source",
     "generated_validator",

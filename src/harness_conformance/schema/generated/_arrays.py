@@ -29,6 +29,7 @@ def emit_array(src: Source, node: ArrayNode, value: str, where: Where) -> None:
         with src.block("try:", nested=True):
             _body(src, node, value, where, start)
         with src.block("except Exception:"):
+            src.reraise_unbroken(value)
             src.append_lossless(where)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import SchemaError
-from .._checks import lossless_message
+from .._checks import budgeted, drive, lossless_message
 from .._compile import compile_check
 from .._lossless import PLAIN_TYPES
 from .._nodes import (
@@ -35,7 +35,6 @@ from ._arrays import emit_array
 from ._branches import emit_any_of, emit_one_of
 from ._emit import Source, Where
 from ._objects import emit_object
-from ._runtime import budgeted, drive
 from ._scalars import emit_json, emit_scalar
 
 __all__ = ["Validator", "generate_source", "generated_validator"]
@@ -109,13 +108,16 @@ def generate_source(spec: Params | Node) -> tuple[str, dict[str, Any]]:
             src.emit("out = []")
         src.emit("try:")
         src.lines += body
-        with src.block("except Exception:"):
-            src.emit(f"out.append({_ROOT})")
         if not isinstance(spec, (Params, ObjectNode, ArrayNode)):
             # An object or array root reports nothing only for an exact dict or list.
+            src.indent += 1
             plain = src.helper("_PLAIN", PLAIN_TYPES)
             with src.block(f"if not out and type(value) not in {plain}:"):
                 src.emit(f"out.append({_ROOT})")
+            src.indent -= 1
+        with src.block("except Exception:"):
+            src.reraise_unbroken("value")
+            src.emit(f"out.append({_ROOT})")
         src.emit("return list(out)" if src.needs_out else "return out")
     src.emit("return validate")
     bound = {name: getattr(builtins, name) for name in _BUILTINS} | src.namespace

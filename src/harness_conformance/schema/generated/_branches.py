@@ -10,9 +10,9 @@ raises leaves the node to the nearest object or array, as the closures do.
 from __future__ import annotations
 
 from .._compile import accepted_kinds
+from .._containers import any_of_verdict
 from .._nodes import AnyOfNode, OneOfNode
 from ._emit import Source, Where
-from ._runtime import any_of_verdict
 
 __all__ = ["emit_any_of", "emit_one_of"]
 

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .._checks import lossless_message
+from .._lossless import is_lossless
 from .._render import join_path, label
 
 __all__ = ["MAX_BLOCKS", "MAX_INDENT", "MAX_LINES", "MAX_NESTING", "Dispatch", "Source", "Where"]
@@ -163,6 +164,12 @@ class Source:
 
     def append(self, where: Where, suffix: str) -> None:
         self.emit(f"out.append({self.message(where, suffix)})")
+
+    def reraise_unbroken(self, value: str) -> None:
+        """In an ``except`` block: re-raise when the value named ``value`` is lossless
+        JSON, which cannot have broken the check (``_checks.broken``)."""
+        with self.block(f"if {self.helper('_is_lossless', is_lossless)}({value}):"):
+            self.emit("raise")
 
     def append_lossless(self, where: Where, wording: str = "value") -> None:
         if where.static is not None:

@@ -40,6 +40,7 @@ def emit_object(
         with src.block("try:", nested=True):
             _body(src, node, properties, extra, value, where, start)
         with src.block("except Exception:"):
+            src.reraise_unbroken(value)
             src.append_lossless(where)
 
 

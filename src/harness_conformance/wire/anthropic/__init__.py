@@ -16,3 +16,8 @@ __all__ = [
     "AnthropicMessages",
     "request_body",
 ]
+
+# The module users import these from, where pickle finds them too.
+for _cls in (AnthropicMessages,):
+    _cls.__module__ = __name__
+del _cls

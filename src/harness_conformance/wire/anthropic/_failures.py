@@ -14,6 +14,13 @@ event. Its ``error.type`` decides the code where the format names one:
   fit the context window is CONTEXT_WINDOW_EXCEEDED and one saying the credit balance
   is too low is QUOTA.
 
+`error_body` writes the body the API sends with a status, its type chosen by status as
+the API chooses it: 400 ``invalid_request_error``, 401 ``authentication_error``, 402
+``billing_error``, 403 ``permission_error``, 404 ``not_found_error``, 413
+``request_too_large``, 429 ``rate_limit_error``, 504 ``timeout_error``, 529
+``overloaded_error``, any other 5xx ``api_error``, any other status
+``invalid_request_error``; the request id rides in the body as ``request_id``.
+
 An unknown or missing type falls back to the status and wording rules of
 `failure_from_http` (HTTP responses) or `failure_from_stream_error` (stream events).
 Nothing here raises on odd data.
@@ -24,11 +31,12 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from ...errors import LlmFailure
 from .._http_failures import SUMMARY, failure_from_http, failure_from_stream_error
 
-__all__ = ["error_type_code", "http_failure", "stream_failure"]
+__all__ = ["error_body", "error_type_code", "http_failure", "stream_failure"]
 
 _CONTEXT = re.compile(
     r"prompt is too long|exceed(s|ed)? (the )?context|context (window|limit|length)"
@@ -49,6 +57,27 @@ _TYPE_CODES = {
     "not_found_error": "INVALID_REQUEST",
     "request_too_large": "INVALID_REQUEST",
 }
+
+_STATUS_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+
+
+def error_body(status: int, message: str, *, request_id: str | None) -> dict[str, Any]:
+    """The ``{"type": "error", "error": {"type", "message"}}`` body of ``status``."""
+    kind = _STATUS_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+    body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
+    if request_id:
+        body["request_id"] = request_id
+    return body
 
 
 def _error_object(body: object) -> Mapping[str, object]:

@@ -17,22 +17,36 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ...errors import LlmFailure
-from .._format import ChatRequest
+from .._error_bodies import status_phrase
+from .._format import ChatRequest, ErrorAnswer, ProviderDefaults
 from .._http_failures import request_id_of
-from .._openai_chat import malformed, shown
-from ._failures import http_failure
+from .._payloads import malformed, shown
+from .._serving import ServedFormat, typed_end, typed_frames
+from ._failures import error_body, http_failure
 from ._reader import SERVER_USE_TYPES, MessagesReader
 from ._request import read_messages_request
+from ._serve import AnthropicWriter
 
 __all__ = ["ANTHROPIC_MESSAGES", "AnthropicMessages", "message_events"]
 
 _VERTEX_ACTIONS = (":rawPredict", ":streamRawPredict")
+_ENDS = ("message_delta", "message_stop")
+_PROVIDER = ProviderDefaults(
+    default_model="claude-sonnet-4-5",
+    base_url="https://api.anthropic.com",
+    key_env=("ANTHROPIC_API_KEY",),
+    sdk="anthropic",
+    extra="anthropic",
+    sdk_root=True,
+)
 
 
 def _vertex_model(path: str) -> str | None:
@@ -95,8 +109,12 @@ def message_events(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     return events
 
 
-class AnthropicMessages:
+class AnthropicMessages(ServedFormat):
     """The Anthropic Messages wire format."""
+
+    SERVED_PATHS = re.compile(r"/v1/messages")
+    """``/v1/messages``."""
+    SERVES_WITH = AnthropicWriter
 
     @property
     def name(self) -> str:
@@ -169,6 +187,46 @@ class AnthropicMessages:
     def request_id(self, headers: Mapping[str, str]) -> str | None:
         """The ``request-id`` header."""
         return request_id_of(headers.get("request-id"))
+
+    def error_answer(
+        self,
+        status: int,
+        *,
+        message: str | None = None,
+        retry_after: int | None = None,
+        request_id: str | None = None,
+        context: bool = False,
+    ) -> ErrorAnswer:
+        """`error_body` as compact JSON; a context-length refusal is said by its message."""
+        body = error_body(status, message or status_phrase(status), request_id=request_id)
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+        return ErrorAnswer(text.encode("utf-8"), "application/json")
+
+    def reply_end(self, events: Sequence[object]) -> int | None:
+        """The first ``message_delta`` or ``message_stop`` event."""
+        return typed_end(events, _ENDS)
+
+    @property
+    def stream_done(self) -> str | None:
+        """None: a Messages stream ends with its ``message_stop`` event."""
+        return None
+
+    def frame_events(self, events: Sequence[object]) -> bytes:
+        """``event:`` and ``data:`` records."""
+        return typed_frames(events)
+
+    @property
+    def provider(self) -> ProviderDefaults:
+        """Anthropic's API, through the ``anthropic`` SDK (which adds ``/v1`` itself)."""
+        return _PROVIDER
+
+    def sdk_client(self, base_url: str, http: Any, *, api_key: str) -> Any:
+        """``anthropic.AsyncAnthropic`` on the root of ``base_url``."""
+        anthropic = importlib.import_module("anthropic")
+        root = base_url.rstrip("/").removesuffix("/v1")
+        return anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=root, max_retries=0, http_client=http
+        )
 
 
 ANTHROPIC_MESSAGES = AnthropicMessages()

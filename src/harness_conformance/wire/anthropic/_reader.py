@@ -64,7 +64,7 @@ from ...events import (
     ToolCallDeltaChunk,
 )
 from .._format import ServerToolCall
-from .._openai_chat import malformed, shown
+from .._payloads import malformed, shown
 from .._reply import close_reply
 from ._failures import stream_failure
 

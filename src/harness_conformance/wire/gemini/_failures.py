@@ -13,6 +13,14 @@ it says more than the HTTP status does; every other case is coded as
 - ``UNAVAILABLE``, ``INTERNAL``: SERVER;
 - ``DEADLINE_EXCEEDED``: TIMEOUT.
 
+`error_body` writes the body Google's APIs send with a status: its google.rpc status
+name (`rpc_status`: 400 ``INVALID_ARGUMENT``, 401 ``UNAUTHENTICATED``, 403
+``PERMISSION_DENIED``, 404 ``NOT_FOUND``, 409 ``ABORTED``, 412 ``FAILED_PRECONDITION``,
+429 ``RESOURCE_EXHAUSTED``, 499 ``CANCELLED``, 500 ``INTERNAL``, 501
+``UNIMPLEMENTED``, 503 ``UNAVAILABLE``, 504 ``DEADLINE_EXCEEDED``, any other 4xx
+``FAILED_PRECONDITION``, any other 5xx ``UNAVAILABLE``), and on a 429 with a wait its
+``RetryInfo`` detail.
+
 The wait a failure asks for is the ``retry-after`` header, else the ``retryDelay`` of a
 ``RetryInfo`` detail (``"37s"``). A body given as JSON text (a failed streamed request
 is answered with a JSON body under a ``text/event-stream`` content type) is parsed
@@ -31,7 +39,7 @@ from typing import Any
 from ...errors import LlmFailure
 from .._http_failures import SUMMARY, failure_from_http, failure_from_stream_error
 
-__all__ = ["error_of", "http_failure", "stream_failure"]
+__all__ = ["error_body", "error_of", "http_failure", "rpc_status", "stream_failure"]
 
 _QUOTA = re.compile(r"quota|billing|balance|credit", re.IGNORECASE)
 _DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
@@ -42,6 +50,40 @@ _BY_STATUS = {
     "INTERNAL": "SERVER",
     "DEADLINE_EXCEEDED": "TIMEOUT",
 }
+
+_RPC_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    412: "FAILED_PRECONDITION",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    501: "UNIMPLEMENTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def rpc_status(status: int) -> str:
+    """The google.rpc status name Google's APIs send with an HTTP status."""
+    if status in _RPC_STATUS:
+        return _RPC_STATUS[status]
+    if 400 <= status < 500:
+        return "FAILED_PRECONDITION"
+    return "UNKNOWN" if status < 500 else "UNAVAILABLE"
+
+
+def error_body(status: int, message: str, *, retry_after: int | None) -> dict[str, Any]:
+    """The ``{"error": {"code", "message", "status"}}`` body of ``status``."""
+    error: dict[str, Any] = {"code": status, "message": message, "status": rpc_status(status)}
+    if status == 429 and retry_after is not None:
+        error["details"] = [
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry_after}s"}
+        ]
+    return {"error": error}
 
 
 def _parsed(body: object) -> object:

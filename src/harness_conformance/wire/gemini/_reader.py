@@ -71,7 +71,7 @@ from ...events import (
     ToolCallDeltaChunk,
 )
 from .._format import ServerToolCall
-from .._openai_chat import shown
+from .._payloads import shown
 from .._reply import close_reply
 from ._enums import enum_name
 from ._failures import stream_failure

@@ -15,3 +15,8 @@ from ._adapter import OPENAI_RESPONSES, OpenAIResponses
 from ._write import request_body
 
 __all__ = ["OPENAI_RESPONSES", "OpenAIResponses", "request_body"]
+
+# The module users import these from, where pickle finds them too.
+for _cls in (OpenAIResponses,):
+    _cls.__module__ = __name__
+del _cls

@@ -9,19 +9,35 @@ tokens (``/responses/input_tokens``) are not model calls and do not match.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 from ...errors import LlmFailure
-from .._format import ChatRequest
+from .._error_bodies import openai_error, status_phrase
+from .._format import ChatRequest, ErrorAnswer, ProviderDefaults
 from .._http_failures import request_id_of
+from .._sdk import openai_client
+from .._serving import ServedFormat, typed_end, typed_frames
 from ._events import events_of_body
 from ._failures import http_failure
 from ._reader import ResponsesReader
 from ._request import read_request
+from ._serve import ResponsesWriter
 
 __all__ = ["OPENAI_RESPONSES", "OpenAIResponses"]
+
+_PROVIDER = ProviderDefaults(
+    default_model="gpt-4.1-mini",
+    base_url="https://api.openai.com/v1",
+    key_env=("OPENAI_API_KEY",),
+    sdk="openai",
+    extra=None,
+    sdk_root=False,
+)
+_ENDS = ("response.completed", "response.incomplete", "response.failed")
 
 
 def _path(url: object) -> str:
@@ -33,10 +49,12 @@ def _path(url: object) -> str:
         return ""
 
 
-class OpenAIResponses:
+class OpenAIResponses(ServedFormat):
     """The OpenAI Responses wire format (``/v1/responses``)."""
 
-    __module__ = "harness_conformance.wire.responses"
+    SERVED_PATHS = re.compile(r"/(v1/)?responses")
+    """``/v1/responses`` and ``/responses``."""
+    SERVES_WITH = ResponsesWriter
 
     @property
     def name(self) -> str:
@@ -79,6 +97,43 @@ class OpenAIResponses:
     def request_id(self, headers: Mapping[str, str]) -> str | None:
         """The ``x-request-id`` header."""
         return request_id_of(headers.get("x-request-id")) if isinstance(headers, Mapping) else None
+
+    def error_answer(
+        self,
+        status: int,
+        *,
+        message: str | None = None,
+        retry_after: int | None = None,
+        request_id: str | None = None,
+        context: bool = False,
+    ) -> ErrorAnswer:
+        """OpenAI's error object (`openai_error`), indented by four spaces as the
+        Responses API sends it."""
+        body = openai_error(status, message or status_phrase(status), context=context)
+        return ErrorAnswer(json.dumps(body, indent=4).encode("utf-8") + b"\n", "application/json")
+
+    def reply_end(self, events: Sequence[object]) -> int | None:
+        """The first ``response.completed``, ``response.incomplete`` or
+        ``response.failed`` event."""
+        return typed_end(events, _ENDS)
+
+    @property
+    def stream_done(self) -> str | None:
+        """None: a Responses stream ends with the event of its last status."""
+        return None
+
+    def frame_events(self, events: Sequence[object]) -> bytes:
+        """``event:`` and ``data:`` records."""
+        return typed_frames(events)
+
+    @property
+    def provider(self) -> ProviderDefaults:
+        """OpenAI's Responses API, through the ``openai`` SDK."""
+        return _PROVIDER
+
+    def sdk_client(self, base_url: str, http: Any, *, api_key: str) -> Any:
+        """``openai.AsyncOpenAI``."""
+        return openai_client(base_url, http, api_key=api_key)
 
 
 OPENAI_RESPONSES = OpenAIResponses()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._failures import malformed, shown
+from .._payloads import malformed, shown
 
 __all__ = ["events_of_body"]
 

@@ -19,12 +19,10 @@ import dataclasses
 import json
 from collections.abc import Mapping
 
-from ...errors import LlmError, LlmFailure
+from ...errors import LlmFailure
 from .._http_failures import failure_from_http, failure_from_stream_error, request_id_of
 
-__all__ = ["decoded_body", "http_failure", "malformed", "shown", "stream_failure"]
-
-_SHOWN = 200
+__all__ = ["decoded_body", "http_failure", "stream_failure"]
 
 _EVENT_CODES = {
     "server_error": "SERVER",
@@ -40,23 +38,6 @@ _EVENT_CODES = {
 """Error codes of the Responses API and what they mean here; codes starting with
 ``image_`` or ``invalid_image`` (``image_too_large``, ``invalid_image_url``...) are
 INVALID_REQUEST too."""
-
-
-def shown(value: object) -> str:
-    """``value`` as text for a message, cut at 200 characters."""
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
-
-
-def malformed(what: str, request_id: str | None) -> LlmError:
-    """MALFORMED_RESPONSE: the provider sent ``what``, which cannot be read."""
-    return LlmError(
-        LlmFailure(
-            message=f"the provider sent a payload that cannot be read: {what}",
-            code="MALFORMED_RESPONSE",
-            request_id=request_id_of(request_id),
-        )
-    )
 
 
 def decoded_body(body: object) -> object:

@@ -54,9 +54,10 @@ from ...events import (
 )
 from .._format import ServerToolCall
 from .._http_failures import request_id_of
+from .._payloads import malformed, shown
 from .._reply import close_reply
 from ._blocks import CallBlock, TextBlock
-from ._failures import malformed, shown, stream_failure
+from ._failures import stream_failure
 from ._usage import usage_from_responses
 
 __all__ = ["ResponsesReader"]

@@ -30,13 +30,9 @@ call's ``input`` there is its argument text parsed; a text that is not a JSON ob
 cannot be said in this format and is sent as the bare string, which clients must
 refuse as a malformed body.
 
-Errors are ``{"type": "error", "error": {"type", "message"}}`` (with ``request_id``
-when the entry's headers carry a ``request-id``), the error type chosen by status as
-the API does: 400 ``invalid_request_error``, 401 ``authentication_error``, 402
-``billing_error``, 403 ``permission_error``, 404 ``not_found_error``, 413
-``request_too_large``, 429 ``rate_limit_error``, 504 ``timeout_error``, 529
-``overloaded_error``, other 5xx ``api_error``, other statuses
-``invalid_request_error``.
+Errors are the format's own error body for the status (`WireFormat.error_answer` of
+``anthropic-messages``), with ``request_id`` when the entry's headers carry a
+``request-id``.
 """
 
 from __future__ import annotations
@@ -44,23 +40,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..wire._chat_stream import usage_from_wire
-from ._script import (
+from .._script import (
     ErrorResponse,
     HangResponse,
     RecordedRequest,
     TextResponse,
     ToolCallsResponse,
 )
-from ._wire import encode_json
+from .._serving import ErrorAnswers, Reply, encode_json, error_body, pieces
+from ..chat import usage_from_wire
 
-if TYPE_CHECKING:
-    from ._formats import Reply
-
-__all__ = ["ANTHROPIC_WRITER", "AnthropicWriter"]
+__all__ = ["AnthropicWriter"]
 
 _STOP_REASONS = {
     "stop": "end_turn",
@@ -68,23 +60,7 @@ _STOP_REASONS = {
     "length": "max_tokens",
     "content_filter": "refusal",
 }
-_ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    504: "timeout_error",
-    529: "overloaded_error",
-}
 _PING = {"type": "ping"}
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _signature(thinking: str) -> str:
@@ -153,15 +129,15 @@ def _block_events(
     if kind == "thinking":
         start: dict[str, Any] = {"type": "thinking", "thinking": "", "signature": ""}
         deltas = [
-            {"type": "thinking_delta", "thinking": p} for p in _pieces(block["thinking"], size)
+            {"type": "thinking_delta", "thinking": p} for p in pieces(block["thinking"], size)
         ]
         deltas.append({"type": "signature_delta", "signature": block["signature"]})
     elif kind == "text":
         start = {"type": "text", "text": ""}
-        deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"], size)]
+        deltas = [{"type": "text_delta", "text": p} for p in pieces(block["text"], size)]
     else:
         start = {**block, "input": {}}
-        fragments = ["", *_pieces(arguments or "", size)]
+        fragments = ["", *pieces(arguments or "", size)]
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in fragments]
     return [
         {"type": "content_block_start", "index": index, "content_block": start},
@@ -180,6 +156,9 @@ class AnthropicWriter:
     """The Anthropic Messages format as the loopback server writes it."""
 
     name = "anthropic-messages"
+
+    def __init__(self, answers: ErrorAnswers) -> None:
+        self._answers = answers
 
     def streamed(self, request: RecordedRequest) -> bool:
         """``"stream": true`` in the body."""
@@ -260,22 +239,4 @@ class AnthropicWriter:
 
     def error_body(self, entry: ErrorResponse) -> tuple[bytes, str]:
         """The entry's body as given, else Anthropic's error object for its status."""
-        if isinstance(entry.body, str):
-            return entry.body.encode("utf-8"), "text/plain; charset=utf-8"
-        if entry.body is not None:
-            return encode_json(dict(entry.body)), "application/json"
-        status = entry.status
-        kind = _ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
-        try:
-            message = HTTPStatus(status).phrase
-        except ValueError:
-            message = f"HTTP {status}"
-        body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
-        request_id = {k.lower(): v for k, v in entry.headers.items()}.get("request-id")
-        if request_id:
-            body["request_id"] = request_id
-        return encode_json(body), "application/json"
-
-
-ANTHROPIC_WRITER = AnthropicWriter()
-"""The Anthropic Messages writer."""
+        return error_body(entry, self._answers)

@@ -24,10 +24,10 @@ The loopback server answers ``POST /v1beta/models/<model>:generateContent`` and
   ``prompt_cache_hit_tokens``) are ``cachedContentTokenCount``. Events before the last
   carry the prompt count only, as the API's do.
 - A non-streamed answer is one response object holding every part.
-- An error is ``{"error": {"code", "message", "status"}}`` with the google.rpc status
-  name of the HTTP status, pretty-printed as Google prints it; a 429 whose
-  ``retry-after`` header is a whole number of seconds also carries a ``RetryInfo``
-  detail with that ``retryDelay``.
+- An error is the format's own error body for the status (`WireFormat.error_answer` of
+  ``gemini``: the google.rpc status name, pretty-printed as Google prints it); a 429
+  whose ``retry-after`` header is a whole number of seconds also carries a
+  ``RetryInfo`` detail with that ``retryDelay``.
 
 The chat-completions options ``keep_alive``, ``done`` and ``usage_in_final_chunk`` have
 no Gemini counterpart and are ignored.
@@ -37,58 +37,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..wire.gemini._request import model_of, streams
-from ._script import (
+from .._script import (
     ErrorResponse,
     HangResponse,
     RecordedRequest,
     TextResponse,
     ToolCallsResponse,
 )
+from .._serving import ErrorAnswers, Reply, error_body, pieces
+from ._request import model_of, streams
 
-if TYPE_CHECKING:
-    from ._formats import Reply
-
-__all__ = ["GEMINI_WRITER", "GeminiWriter", "rpc_status", "usage_metadata"]
+__all__ = ["GeminiWriter", "usage_metadata"]
 
 _FINISH = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
-_RPC_STATUS = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    409: "ABORTED",
-    412: "FAILED_PRECONDITION",
-    429: "RESOURCE_EXHAUSTED",
-    499: "CANCELLED",
-    500: "INTERNAL",
-    501: "UNIMPLEMENTED",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
 _Parts = list[dict[str, Any]]
-
-
-def rpc_status(status: int) -> str:
-    """The google.rpc status name Google's APIs send with an HTTP status."""
-    if status in _RPC_STATUS:
-        return _RPC_STATUS[status]
-    if 400 <= status < 500:
-        return "FAILED_PRECONDITION"
-    return "UNKNOWN" if status < 500 else "UNAVAILABLE"
 
 
 def _encode(value: Any) -> bytes:
     """JSON spaced as the Gemini API spaces it: ``"key": value`` and bare commas."""
     return json.dumps(value, separators=(",", ": "), ensure_ascii=False).encode("utf-8")
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _count(usage: Mapping[str, Any], key: str, *inner: str) -> int | None:
@@ -143,13 +112,11 @@ def _events(entry: TextResponse | ToolCallsResponse) -> list[_Parts] | str:
     events: list[_Parts] = []
     if isinstance(entry, TextResponse):
         if entry.reasoning:
-            events += [
-                [{"text": p, "thought": True}] for p in _pieces(entry.reasoning, entry.piece)
-            ]
-        events += [[{"text": p}] for p in _pieces(entry.text, entry.piece)]
+            events += [[{"text": p, "thought": True}] for p in pieces(entry.reasoning, entry.piece)]
+        events += [[{"text": p}] for p in pieces(entry.text, entry.piece)]
         return events
     if entry.text:
-        events += [[{"text": p}] for p in _pieces(entry.text, entry.split)]
+        events += [[{"text": p}] for p in pieces(entry.text, entry.split)]
     for _call_id, name, arguments in entry.calls:
         part = _call_part(name, arguments)
         if part is None:
@@ -162,6 +129,9 @@ class GeminiWriter:
     """The Gemini format as the loopback server writes it (see the module doc)."""
 
     name = "gemini"
+
+    def __init__(self, answers: ErrorAnswers) -> None:
+        self._answers = answers
 
     def streamed(self, request: RecordedRequest) -> bool:
         """Whether the path is ``…:streamGenerateContent``."""
@@ -236,31 +206,7 @@ class GeminiWriter:
 
     def error_body(self, entry: ErrorResponse) -> tuple[bytes, str]:
         """The body and content type of an error answer (see the module doc)."""
-        if isinstance(entry.body, str):
-            return entry.body.encode("utf-8"), "text/plain; charset=utf-8"
-        if entry.body is not None:
-            body: Any = dict(entry.body)
-        else:
-            try:
-                phrase = HTTPStatus(entry.status).phrase
-            except ValueError:
-                phrase = f"HTTP {entry.status}"
-            error: dict[str, Any] = {
-                "code": entry.status,
-                "message": phrase,
-                "status": rpc_status(entry.status),
-            }
-            wait = {name.lower(): value for name, value in entry.headers.items()}.get(
-                "retry-after", ""
-            )
-            if entry.status == 429 and wait.isdigit():
-                error["details"] = [
-                    {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{wait}s"}
-                ]
-            body = {"error": error}
-        text = json.dumps(body, indent=2, ensure_ascii=False) + "\n"
-        return text.encode("utf-8"), "application/json; charset=UTF-8"
-
-
-GEMINI_WRITER = GeminiWriter()
-"""The Gemini writer."""
+        if isinstance(entry.body, Mapping):
+            text = json.dumps(dict(entry.body), indent=2, ensure_ascii=False) + "\n"
+            return text.encode("utf-8"), "application/json; charset=UTF-8"
+        return error_body(entry, self._answers)

@@ -10,37 +10,15 @@ as server-sent events.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
-from http import HTTPStatus
 from typing import Any
 
-from ._script import ErrorResponse, HangResponse, TextResponse, ToolCallsResponse
+from .._script import ErrorResponse, HangResponse, RecordedRequest, TextResponse, ToolCallsResponse
+from .._serving import KEEP_ALIVE, ErrorAnswers, Reply, encode_json, error_body, pieces
 
-__all__ = [
-    "KEEP_ALIVE",
-    "completion_chunks",
-    "completion_object",
-    "encode_json",
-    "error_body",
-    "hang_chunks",
-    "sse_frames",
-]
-
-KEEP_ALIVE = b": keep-alive\n\n"
-"""The SSE comment line sent between events when ``keep_alive`` is on."""
+__all__ = ["ChatWriter", "completion_chunks", "completion_object", "hang_chunks", "sse_frames"]
 
 _DONE = b"data: [DONE]\n\n"
-
-
-def encode_json(value: Any) -> bytes:
-    """Compact UTF-8 JSON, as providers send it."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 class _ChunkMaker:
@@ -66,15 +44,15 @@ class _ChunkMaker:
 def _text_deltas(entry: TextResponse) -> list[dict[str, Any]]:
     if entry.reasoning is None:
         deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
-        deltas += [{"content": piece} for piece in _pieces(entry.text, entry.piece)]
+        deltas += [{"content": piece} for piece in pieces(entry.text, entry.piece)]
         return deltas
     deltas = [{"role": "assistant", "content": None, "reasoning_content": ""}]
     deltas += [
         {"content": None, "reasoning_content": piece}
-        for piece in _pieces(entry.reasoning, entry.piece)
+        for piece in pieces(entry.reasoning, entry.piece)
     ]
     deltas += [
-        {"content": piece, "reasoning_content": None} for piece in _pieces(entry.text, entry.piece)
+        {"content": piece, "reasoning_content": None} for piece in pieces(entry.text, entry.piece)
     ]
     return deltas
 
@@ -89,7 +67,7 @@ def _round_robin(lists: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
 def _tool_call_deltas(entry: ToolCallsResponse) -> list[dict[str, Any]]:
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": "" if entry.text else None}]
     if entry.text:
-        deltas += [{"content": piece} for piece in _pieces(entry.text, entry.split)]
+        deltas += [{"content": piece} for piece in pieces(entry.text, entry.split)]
     per_call: list[list[dict[str, Any]]] = []
     for index, (call_id, name, arguments) in enumerate(entry.calls):
         first = {
@@ -101,7 +79,7 @@ def _tool_call_deltas(entry: ToolCallsResponse) -> list[dict[str, Any]]:
         items = [{"tool_calls": [first]}]
         items += [
             {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}
-            for piece in _pieces(arguments, entry.split)
+            for piece in pieces(arguments, entry.split)
         ]
         per_call.append(items)
     if entry.interleave:
@@ -134,7 +112,7 @@ def hang_chunks(
     if not entry.text:
         return [maker.choice({"role": "assistant", "content": ""})]
     deltas = [{"role": "assistant", "content": ""}]
-    deltas += [{"content": piece} for piece in _pieces(entry.text, entry.piece)]
+    deltas += [{"content": piece} for piece in pieces(entry.text, entry.piece)]
     return [maker.choice(delta) for delta in deltas]
 
 
@@ -187,30 +165,47 @@ def sse_frames(chunks: Iterable[dict[str, Any]], *, keep_alive: bool, done: bool
     return frames
 
 
-def _error_type(status: int) -> str:
-    if status in (401, 403):
-        return "authentication_error"
-    if status == 429:
-        return "rate_limit_error"
-    if status >= 500:
-        return "server_error"
-    return "invalid_request_error"
+class ChatWriter:
+    """The chat-completions format as the loopback server writes it."""
 
+    name = "openai-chat"
 
-def error_body(entry: ErrorResponse) -> tuple[bytes, str]:
-    """The body bytes and content type of an error answer."""
-    if isinstance(entry.body, str):
-        return entry.body.encode("utf-8"), "text/plain; charset=utf-8"
-    if entry.body is not None:
-        return encode_json(dict(entry.body)), "application/json"
-    try:
-        phrase = HTTPStatus(entry.status).phrase
-    except ValueError:
-        phrase = f"HTTP {entry.status}"
-    error = {
-        "message": phrase,
-        "type": _error_type(entry.status),
-        "param": None,
-        "code": None,
-    }
-    return encode_json({"error": error}), "application/json"
+    def __init__(self, answers: ErrorAnswers) -> None:
+        self._answers = answers
+
+    def streamed(self, request: RecordedRequest) -> bool:
+        return request.streamed
+
+    def model_of(self, request: RecordedRequest) -> str | None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = body.get("model")
+        return model if isinstance(model, str) and model else None
+
+    def stream_frames(self, entry: TextResponse | ToolCallsResponse, reply: Reply) -> list[bytes]:
+        chunks = completion_chunks(
+            entry,
+            completion_id=f"chatcmpl-loopback-{reply.number}",
+            model=reply.model,
+            created=reply.created,
+        )
+        return sse_frames(chunks, keep_alive=entry.keep_alive, done=entry.done)
+
+    def body(self, entry: TextResponse | ToolCallsResponse, reply: Reply) -> dict[str, Any]:
+        return completion_object(
+            entry,
+            completion_id=f"chatcmpl-loopback-{reply.number}",
+            model=reply.model,
+            created=reply.created,
+        )
+
+    def error_body(self, entry: ErrorResponse) -> tuple[bytes, str]:
+        return error_body(entry, self._answers)
+
+    def hang_frames(self, entry: HangResponse, reply: Reply) -> list[bytes]:
+        chunks = hang_chunks(
+            entry,
+            completion_id=f"chatcmpl-loopback-{reply.number}",
+            model=reply.model,
+            created=reply.created,
+        )
+        return sse_frames(chunks, keep_alive=False, done=False)

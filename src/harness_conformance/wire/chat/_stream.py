@@ -48,8 +48,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..errors import LlmError, LlmFailure
-from ..events import (
+from ...errors import LlmError, LlmFailure
+from ...events import (
     BlockEndChunk,
     BlockStartChunk,
     Chunk,

@@ -17,36 +17,65 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import LlmError, LlmFailure
-from ..events import Chunk
-from ._chat_stream import ChatStreamAssembler
-from ._format import ChatRequest, ServerToolCall
-from ._http_failures import failure_from_http, failure_from_stream_error, request_id_of
+from ...errors import LlmError, LlmFailure
+from ...events import Chunk
+from .._error_bodies import openai_error, status_phrase
+from .._format import ChatRequest, ErrorAnswer, ProviderDefaults, ServerToolCall
+from .._http_failures import failure_from_http, failure_from_stream_error, request_id_of
+from .._payloads import malformed, shown
+from .._sdk import openai_client
+from .._serving import ServedFormat, data_frames
+from ._serve import ChatWriter
+from ._stream import ChatStreamAssembler
 
-__all__ = ["OPENAI_CHAT", "OpenAIChat", "malformed", "shown"]
-
-_SHOWN = 200
-
-
-def shown(value: object) -> str:
-    """``value`` as text for a message, cut at 200 characters."""
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+__all__ = ["OPENAI_CHAT", "OpenAIChat", "says_something"]
 
 
-def malformed(what: str, request_id: str | None) -> LlmError:
-    """MALFORMED_RESPONSE: the provider sent ``what``, which cannot be read."""
-    return LlmError(
-        LlmFailure(
-            message=f"the provider sent a payload that cannot be read: {what}",
-            code="MALFORMED_RESPONSE",
-            request_id=request_id,
-        )
+def says_something(data: object) -> bool:
+    """Whether a chunk carries text, reasoning or a tool call in its choices."""
+    choices = data.get("choices") if isinstance(data, Mapping) else None
+    for choice in choices if isinstance(choices, list) else []:
+        delta = choice.get("delta") if isinstance(choice, Mapping) else None
+        if isinstance(delta, Mapping) and any(
+            delta.get(key) for key in ("content", "reasoning_content", "reasoning", "refusal")
+        ):
+            return True
+        if isinstance(delta, Mapping) and delta.get("tool_calls"):
+            return True
+    return False
+
+
+def _finishes(data: object) -> bool:
+    """Whether a chunk carries a finish reason (any string, ``""`` included)."""
+    choices = data.get("choices") if isinstance(data, Mapping) else None
+    return isinstance(choices, list) and any(
+        isinstance(c, Mapping) and isinstance(c.get("finish_reason"), str) for c in choices
     )
+
+
+def _closes(events: Sequence[object], index: int) -> bool:
+    """Whether chunk ``index`` is a closing usage chunk: usage and no content, and no
+    content after it."""
+    data = events[index]
+    if not isinstance(data, Mapping) or data.get("usage") is None:
+        return False
+    return not any(says_something(later) for later in events[index:])
+
+
+_PROVIDER = ProviderDefaults(
+    default_model="deepseek-chat",
+    base_url="https://api.deepseek.com",
+    key_env=("DEEPSEEK_API_KEY", "OPENAI_API_KEY"),
+    sdk="openai",
+    extra=None,
+    sdk_root=False,
+)
 
 
 class _ChatReader:
@@ -110,8 +139,12 @@ def _model_of(url: str, body: Mapping[str, Any]) -> str | None:
     return segments[found + 1] if 0 <= found < len(segments) - 1 else None
 
 
-class OpenAIChat:
+class OpenAIChat(ServedFormat):
     """The chat-completions wire format."""
+
+    SERVED_PATHS = re.compile(r"/(v1/)?chat/completions")
+    """``/v1/chat/completions`` and ``/chat/completions``."""
+    SERVES_WITH = ChatWriter
 
     @property
     def name(self) -> str:
@@ -175,6 +208,46 @@ class OpenAIChat:
     def request_id(self, headers: Mapping[str, str]) -> str | None:
         """The ``x-request-id`` header."""
         return request_id_of(headers.get("x-request-id"))
+
+    def error_answer(
+        self,
+        status: int,
+        *,
+        message: str | None = None,
+        retry_after: int | None = None,
+        request_id: str | None = None,
+        context: bool = False,
+    ) -> ErrorAnswer:
+        """OpenAI's error object (`openai_error`) as compact JSON."""
+        body = openai_error(status, message or status_phrase(status), context=context)
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+        return ErrorAnswer(text.encode("utf-8"), "application/json")
+
+    def reply_end(self, events: Sequence[object]) -> int | None:
+        """The first chunk with a finish reason or the closing usage chunk, else the
+        ``[DONE]`` event."""
+        for index, data in enumerate(events):
+            if _finishes(data) or _closes(events, index):
+                return index
+        return next((i for i, data in enumerate(events) if data == "[DONE]"), None)
+
+    @property
+    def stream_done(self) -> str | None:
+        """``[DONE]``."""
+        return "[DONE]"
+
+    def frame_events(self, events: Sequence[object]) -> bytes:
+        """``data:`` lines, then ``data: [DONE]``."""
+        return data_frames(events, newline=b"\n", done="[DONE]")
+
+    @property
+    def provider(self) -> ProviderDefaults:
+        """DeepSeek's chat completions, through the ``openai`` SDK."""
+        return _PROVIDER
+
+    def sdk_client(self, base_url: str, http: Any, *, api_key: str) -> Any:
+        """``openai.AsyncOpenAI``."""
+        return openai_client(base_url, http, api_key=api_key)
 
 
 OPENAI_CHAT = OpenAIChat()

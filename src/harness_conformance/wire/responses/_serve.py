@@ -27,39 +27,24 @@ Each item goes ``response.output_item.added`` (status ``in_progress``, empty con
 its deltas, the part's ``.done`` events, ``response.output_item.done`` (status
 ``completed``). A non-streamed answer is the end event's response object. The usage is
 the script's chat-completions usage in Responses keys (`responses_usage`). Error
-bodies are ``{"error": {"message", "type", "param", "code"}}`` with the type and code
-the API gives each status.
+bodies are the format's own error body for the status (`WireFormat.error_answer` of
+``openai-responses``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ._script import ErrorResponse, HangResponse, RecordedRequest, TextResponse, ToolCallsResponse
-from ._wire import KEEP_ALIVE, encode_json
+from .._script import ErrorResponse, HangResponse, RecordedRequest, TextResponse, ToolCallsResponse
+from .._serving import KEEP_ALIVE, ErrorAnswers, Reply, encode_json, error_body, pieces
 
-if TYPE_CHECKING:
-    from ._formats import Reply
-
-__all__ = ["RESPONSES_WRITER", "responses_usage"]
+__all__ = ["ResponsesWriter", "responses_usage"]
 
 _ENDS = {
     "length": ("incomplete", "max_output_tokens"),
     "content_filter": ("incomplete", "content_filter"),
 }
-_ERRORS = {
-    401: ("invalid_request_error", "invalid_api_key"),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-}
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    size = max(1, size)
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _count(value: object) -> int:
@@ -170,7 +155,7 @@ class _Answer:
         add = self.stream.add
         add("response.output_item.added", output_index=index, item=self._reasoning(item_id, None))
         add("response.reasoning_summary_part.added", **where, part=_summary(""))
-        for delta in _pieces(text, piece):
+        for delta in pieces(text, piece):
             add("response.reasoning_summary_text.delta", **where, delta=delta)
         add("response.reasoning_summary_text.done", **where, text=text)
         add("response.reasoning_summary_part.done", **where, part=_summary(text))
@@ -189,7 +174,7 @@ class _Answer:
         add = self.stream.add
         add("response.output_item.added", output_index=index, item=_message(item_id, None))
         add("response.content_part.added", **where, part=_output_text(""))
-        for delta in _pieces(text, piece):
+        for delta in pieces(text, piece):
             add("response.output_text.delta", **where, delta=delta, logprobs=[])
         add("response.output_text.done", **where, text=text, logprobs=[])
         add("response.content_part.done", **where, part=_output_text(text))
@@ -203,7 +188,7 @@ class _Answer:
         for call_id, name, arguments in calls:
             index, item_id = len(self.output), self._item_id("fc")
             self.output.append(_call(item_id, call_id, name, arguments, "completed"))
-            made.append((index, item_id, call_id, name, _pieces(arguments, split)))
+            made.append((index, item_id, call_id, name, pieces(arguments, split)))
         # One call after another, or (interleaved) every call opened before any delta.
         for group in [made] if interleave else [[call] for call in made]:
             for index, item_id, call_id, name, _deltas in group:
@@ -298,10 +283,15 @@ def _frames(events: Sequence[dict[str, Any]], *, keep_alive: bool) -> list[bytes
     return frames
 
 
-class _ResponsesWriter:
+class ResponsesWriter:
+    """The OpenAI Responses format as the loopback server writes it."""
+
     """The ``openai-responses`` `FormatWriter` (see the module doc)."""
 
     name = "openai-responses"
+
+    def __init__(self, answers: ErrorAnswers) -> None:
+        self._answers = answers
 
     def streamed(self, request: RecordedRequest) -> bool:
         return request.streamed
@@ -333,24 +323,9 @@ class _ResponsesWriter:
             where = {"item_id": item_id, "output_index": 0, "content_index": 0}
             add("response.output_item.added", output_index=0, item=_message(item_id, None))
             add("response.content_part.added", **where, part=_output_text(""))
-            for delta in _pieces(entry.text, entry.piece):
+            for delta in pieces(entry.text, entry.piece):
                 add("response.output_text.delta", **where, delta=delta, logprobs=[])
         return _frames(answer.stream.events, keep_alive=False)
 
     def error_body(self, entry: ErrorResponse) -> tuple[bytes, str]:
-        if isinstance(entry.body, str):
-            return entry.body.encode("utf-8"), "text/plain; charset=utf-8"
-        if entry.body is not None:
-            return encode_json(dict(entry.body)), "application/json"
-        try:
-            phrase = HTTPStatus(entry.status).phrase
-        except ValueError:
-            phrase = f"HTTP {entry.status}"
-        default = ("server_error", None) if entry.status >= 500 else ("invalid_request_error", None)
-        kind, code = _ERRORS.get(entry.status, default)
-        error = {"message": phrase, "type": kind, "param": None, "code": code}
-        return json.dumps({"error": error}, indent=4).encode("utf-8") + b"\n", "application/json"
-
-
-RESPONSES_WRITER = _ResponsesWriter()
-"""The OpenAI Responses writer."""
+        return error_body(entry, self._answers)
