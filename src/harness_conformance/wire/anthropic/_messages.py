@@ -29,7 +29,7 @@ from .._error_bodies import status_phrase
 from .._format import ChatRequest, ErrorAnswer, ProviderDefaults
 from .._http_failures import request_id_of
 from .._payloads import malformed, shown
-from .._serving import ServedFormat, typed_end, typed_frames
+from .._serving import ServedFormat, encode_json, typed_end, typed_frames
 from ._failures import error_body, http_failure
 from ._reader import SERVER_USE_TYPES, MessagesReader
 from ._request import read_messages_request
@@ -199,8 +199,7 @@ class AnthropicMessages(ServedFormat):
     ) -> ErrorAnswer:
         """`error_body` as compact JSON; a context-length refusal is said by its message."""
         body = error_body(status, message or status_phrase(status), request_id=request_id)
-        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        return ErrorAnswer(text.encode("utf-8"), "application/json")
+        return ErrorAnswer(encode_json(body), "application/json")
 
     def reply_end(self, events: Sequence[object]) -> int | None:
         """The first ``message_delta`` or ``message_stop`` event."""

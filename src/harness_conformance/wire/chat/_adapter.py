@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -30,7 +29,7 @@ from .._format import ChatRequest, ErrorAnswer, ProviderDefaults, ServerToolCall
 from .._http_failures import failure_from_http, failure_from_stream_error, request_id_of
 from .._payloads import malformed, shown
 from .._sdk import openai_client
-from .._serving import ServedFormat, data_frames
+from .._serving import ServedFormat, data_frames, encode_json
 from ._serve import ChatWriter
 from ._stream import ChatStreamAssembler
 
@@ -59,13 +58,16 @@ def _finishes(data: object) -> bool:
     )
 
 
-def _closes(events: Sequence[object], index: int) -> bool:
-    """Whether chunk ``index`` is a closing usage chunk: usage and no content, and no
-    content after it."""
-    data = events[index]
-    if not isinstance(data, Mapping) or data.get("usage") is None:
-        return False
-    return not any(says_something(later) for later in events[index:])
+def _closing_usage(events: Sequence[object]) -> list[bool]:
+    """For each chunk, whether it is a closing usage chunk: usage, and no content in it
+    or after it (read from the end, so once per chunk)."""
+    closing = [False] * len(events)
+    quiet = True
+    for index in range(len(events) - 1, -1, -1):
+        data = events[index]
+        quiet = quiet and not says_something(data)
+        closing[index] = quiet and isinstance(data, Mapping) and data.get("usage") is not None
+    return closing
 
 
 _PROVIDER = ProviderDefaults(
@@ -76,6 +78,9 @@ _PROVIDER = ProviderDefaults(
     extra=None,
     sdk_root=False,
 )
+
+
+_DONE = "[DONE]"
 
 
 class _ChatReader:
@@ -220,25 +225,25 @@ class OpenAIChat(ServedFormat):
     ) -> ErrorAnswer:
         """OpenAI's error object (`openai_error`) as compact JSON."""
         body = openai_error(status, message or status_phrase(status), context=context)
-        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        return ErrorAnswer(text.encode("utf-8"), "application/json")
+        return ErrorAnswer(encode_json(body), "application/json")
 
     def reply_end(self, events: Sequence[object]) -> int | None:
         """The first chunk with a finish reason or the closing usage chunk, else the
         ``[DONE]`` event."""
+        closing = _closing_usage(events)
         for index, data in enumerate(events):
-            if _finishes(data) or _closes(events, index):
+            if _finishes(data) or closing[index]:
                 return index
-        return next((i for i, data in enumerate(events) if data == "[DONE]"), None)
+        return next((i for i, data in enumerate(events) if data == _DONE), None)
 
     @property
     def stream_done(self) -> str | None:
         """``[DONE]``."""
-        return "[DONE]"
+        return _DONE
 
     def frame_events(self, events: Sequence[object]) -> bytes:
         """``data:`` lines, then ``data: [DONE]``."""
-        return data_frames(events, newline=b"\n", done="[DONE]")
+        return data_frames(events, newline=b"\n", done=_DONE)
 
     @property
     def provider(self) -> ProviderDefaults:

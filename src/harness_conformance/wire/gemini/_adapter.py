@@ -13,7 +13,6 @@ errors as `http_failure` says; the request id is the ``x-goog-request-id`` heade
 from __future__ import annotations
 
 import importlib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,7 +24,7 @@ from .._format import ChatRequest, ErrorAnswer, ProviderDefaults
 from .._http_failures import request_id_of
 from .._payloads import malformed, shown
 from .._serving import ServedFormat, data_frames
-from ._failures import error_body, error_of, http_failure
+from ._failures import ERROR_CONTENT_TYPE, error_body, error_of, error_text, http_failure
 from ._reader import GeminiReader
 from ._request import read_request
 from ._serve import GeminiWriter
@@ -130,8 +129,7 @@ class Gemini(ServedFormat):
         """`error_body`, indented by two spaces as Google's APIs send it; a
         context-length refusal is said by its message."""
         body = error_body(status, message or status_phrase(status), retry_after=retry_after)
-        text = json.dumps(body, indent=2, ensure_ascii=False) + "\n"
-        return ErrorAnswer(text.encode("utf-8"), "application/json; charset=UTF-8")
+        return ErrorAnswer(error_text(body), ERROR_CONTENT_TYPE)
 
     def reply_end(self, events: Sequence[object]) -> int | None:
         """The first chunk with a candidate that has a ``finishReason``."""

@@ -39,7 +39,15 @@ from typing import Any
 from ...errors import LlmFailure
 from .._http_failures import SUMMARY, failure_from_http, failure_from_stream_error
 
-__all__ = ["error_body", "error_of", "http_failure", "rpc_status", "stream_failure"]
+__all__ = [
+    "ERROR_CONTENT_TYPE",
+    "error_body",
+    "error_of",
+    "error_text",
+    "http_failure",
+    "rpc_status",
+    "stream_failure",
+]
 
 _QUOTA = re.compile(r"quota|billing|balance|credit", re.IGNORECASE)
 _DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
@@ -74,6 +82,15 @@ def rpc_status(status: int) -> str:
     if 400 <= status < 500:
         return "FAILED_PRECONDITION"
     return "UNKNOWN" if status < 500 else "UNAVAILABLE"
+
+
+ERROR_CONTENT_TYPE = "application/json; charset=UTF-8"
+"""The content type Google's APIs send their error bodies with."""
+
+
+def error_text(body: object) -> bytes:
+    """An error body laid out as Google's APIs lay it out: indented by two spaces."""
+    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def error_body(status: int, message: str, *, retry_after: int | None) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from .._script import (
     ToolCallsResponse,
 )
 from .._serving import ErrorAnswers, Reply, error_body, pieces
+from ._failures import ERROR_CONTENT_TYPE, error_text
 from ._request import model_of, streams
 
 __all__ = ["GeminiWriter", "usage_metadata"]
@@ -207,6 +208,5 @@ class GeminiWriter:
     def error_body(self, entry: ErrorResponse) -> tuple[bytes, str]:
         """The body and content type of an error answer (see the module doc)."""
         if isinstance(entry.body, Mapping):
-            text = json.dumps(dict(entry.body), indent=2, ensure_ascii=False) + "\n"
-            return text.encode("utf-8"), "application/json; charset=UTF-8"
+            return error_text(dict(entry.body)), ERROR_CONTENT_TYPE
         return error_body(entry, self._answers)
