@@ -6,24 +6,33 @@ format's reader; the body a chaos ``status`` fault sends, read back the same way
 format's real SDK model served that status over a socket; and `fault_code`, the code
 the fault model predicts. The finish rules agree with the reader: a stream the server
 writes is a finished reply to the reader, and the same stream cut just before the
-event `WireFormat.reply_end` names is a cut one.
+event `WireFormat.reply_end` names is a cut one. A stream spoiled by a chaos fault
+(cut at any event, with or without its closing event, or flooded with keep-alive
+comments) fails the format's SDK model with the code the fault model reads from the
+spoiled body (`reader_code`, `ProviderDefaults.sdk_skips_comments`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import anyio
 import httpx2
 import pytest
 
 from harness_conformance.chaos import Fault, fault_code
-from harness_conformance.chaos._faults import status_answer
+from harness_conformance.chaos._faults import reader_code, spoiled_body, status_answer
 from harness_conformance.errors import LlmError
 from harness_conformance.events import FinishChunk
 from harness_conformance.models import ModelRequest, model_for
-from harness_conformance.server import ErrorResponse, LoopbackModelServer, TextResponse
+from harness_conformance.server import (
+    ErrorResponse,
+    LoopbackModelServer,
+    MalformedResponse,
+    ScriptEntry,
+    TextResponse,
+)
 from harness_conformance.wire import FORMATS, WireFormat
 
 STATUSES = (400, 401, 402, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504, 529)
@@ -40,30 +49,11 @@ def _read(speaks: WireFormat, status: int, headers: Mapping[str, str], body: byt
     return speaks.failure(status, parsed, lowered, request_id=None).code
 
 
-def _sdk_codes(speaks: WireFormat) -> dict[int, str]:
+def _sdk_codes(speaks: WireFormat) -> dict[int, str | None]:
     """The code the format's SDK model raises for each status, served by the loopback
     server one status after another."""
-    codes: dict[int, str] = {}
-
-    async def run(server: LoopbackModelServer) -> None:
-        model = model_for(speaks.name, "m", base_url=server.base_url, api_key="k", max_retries=0)
-        request = ModelRequest(messages=[{"role": "user", "content": "Hello"}])
-        try:
-            for status in STATUSES:
-                try:
-                    async for _ in model.stream(request):
-                        pass
-                except LlmError as exc:
-                    codes[status] = exc.code
-        finally:
-            close = getattr(model, "aclose", None)
-            if close is not None:
-                await close()
-
-    with LoopbackModelServer([ErrorResponse(status) for status in STATUSES]) as server:
-        anyio.run(run, server)
-    server.assert_consumed()
-    return codes
+    codes = _sdk_reads(speaks, [ErrorResponse(status) for status in STATUSES])
+    return dict(zip(STATUSES, codes, strict=True))
 
 
 @pytest.mark.parametrize("speaks", FORMATS, ids=IDS)
@@ -107,14 +97,19 @@ def test_the_server_and_a_fault_send_the_same_body(speaks: WireFormat, wait: int
     assert (headers["content-type"], body) == (written.content_type, written.body)
 
 
-def _served_stream(speaks: WireFormat) -> list[object]:
-    """The parsed data of each event of a streamed reply as the loopback server sends it."""
+def _served_body(speaks: WireFormat) -> bytes:
+    """A streamed reply's body as the loopback server sends it."""
     path, body = _streamed_request(speaks.name)
     with LoopbackModelServer([TextResponse("Hello there", piece=3)]) as server:
         url = server.base_url.removesuffix("/v1") + path
         answer = httpx2.post(url, json=body, headers={"authorization": "k"})
+    return answer.content
+
+
+def _served_stream(speaks: WireFormat) -> list[object]:
+    """The parsed data of each event of a streamed reply as the loopback server sends it."""
     datas: list[object] = []
-    for line in answer.text.splitlines():
+    for line in _served_body(speaks).decode("utf-8").splitlines():
         if line.startswith("data:"):
             text = line[5:].strip()
             try:
@@ -155,3 +150,55 @@ def test_the_end_event_is_where_the_reader_finishes(speaks: WireFormat) -> None:
     assert end is not None
     assert _finishes(speaks, events[:end]) == "STREAM_CLOSED"
     assert _finishes(speaks, events) is True
+
+
+def _sdk_reads(speaks: WireFormat, script: Sequence[ScriptEntry]) -> list[str | None]:
+    """The code the format's SDK model fails each answer of ``script`` with (None when
+    it reads as a reply), served by the loopback server one answer after another."""
+    codes: list[str | None] = []
+
+    async def run(server: LoopbackModelServer) -> None:
+        model = model_for(speaks.name, "m", base_url=server.base_url, api_key="k", max_retries=0)
+        request = ModelRequest(messages=[{"role": "user", "content": "Hello"}])
+        try:
+            for _ in script:
+                try:
+                    async for _chunk in model.stream(request):
+                        pass
+                    codes.append(None)
+                except LlmError as exc:
+                    codes.append(exc.code)
+        finally:
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
+
+    with LoopbackModelServer(script) as server:
+        anyio.run(run, server)
+    server.assert_consumed()
+    return codes
+
+
+@pytest.mark.parametrize("speaks", FORMATS, ids=IDS)
+def test_a_spoiled_stream_fails_its_sdk_as_the_fault_model_reads_it(speaks: WireFormat) -> None:
+    whole = _served_body(speaks)
+    positions = range(len(_served_stream(speaks)) + 1)
+    faults = [
+        Fault(interaction=0, kind="truncated", at=at, done=done)
+        for at in positions
+        for done in (False, True)
+    ] + [Fault(interaction=0, kind="keep-alive-flood", at=at, lines=3) for at in (0, 2)]
+    bodies = [spoiled_body(fault, speaks.name, whole) for fault in faults]
+    predicted = [
+        reader_code(speaks.name, body)
+        if fault.kind == "truncated"
+        else (None if speaks.provider.sdk_skips_comments else "MALFORMED_RESPONSE")
+        for fault, body in zip(faults, bodies, strict=True)
+    ]
+    assert _sdk_reads(speaks, [MalformedResponse(body) for body in bodies]) == predicted
+    assert {code for code in predicted if code} <= {
+        "STREAM_CLOSED",
+        "EMPTY_RESPONSE",
+        "MALFORMED_RESPONSE",
+    }
+    assert "STREAM_CLOSED" in predicted

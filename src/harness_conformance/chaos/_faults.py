@@ -47,6 +47,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..errors import LlmError
 from ..wire import format_named
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "Fault",
     "events_of",
     "fault_code",
+    "reader_code",
     "spoiled_body",
     "status_answer",
 ]
@@ -320,6 +322,28 @@ def spoiled_body(fault: Fault, wire: str, body: bytes) -> bytes:
         flood = (b": keep-alive" + _newline(body)) * fault.lines
         return b"".join([*events[: chosen + 1], flood, *events[chosen + 1 :]])
     raise ValueError(f"a {fault.kind} fault does not rewrite events")
+
+
+def reader_code(wire: str, body: bytes) -> str | None:
+    """The code format ``wire``'s reader fails the event-stream ``body`` with (a
+    stream cut before its end reads as ``STREAM_CLOSED``, or as ``EMPTY_RESPONSE``
+    where the format names an empty reply first), or None when it reads as a whole
+    reply. The format's closing event (`WireFormat.stream_done`) ends the reading."""
+    speaks = format_named(wire)
+    reader = speaks.reader(request_id=None)
+    try:
+        for event in events_of(body):
+            payload = _data(event)
+            if payload is None:
+                continue
+            if payload == speaks.stream_done:
+                break
+            reader.feed(payload)
+        for _chunk in reader.finish():
+            pass
+    except LlmError as error:
+        return error.code
+    return None
 
 
 def status_answer(fault: Fault, wire: str) -> tuple[dict[str, str], bytes]:

@@ -107,6 +107,10 @@ class ProviderDefaults:
     sdk_root: bool
     """Whether the SDK adds the API version to its base URL itself, so that it takes
     the URL without its version segment."""
+    sdk_skips_comments: bool = True
+    """Whether the SDK skips an event-stream comment line (``: keep-alive``) as the
+    event-stream format says; google-genai parses it as JSON and fails the response
+    (``MALFORMED_RESPONSE``)."""
 
 
 class ResponseReader(Protocol):

@@ -36,9 +36,9 @@ from ...events import (
     read_session_log,
 )
 from ...invariants import check_log
-from ...wire.chat import says_something
+from ...wire import format_named
 from .._chunkings import as_cuts_for, no_cuts
-from .._faults import Fault, events_of, fault_code, spoiled_body
+from .._faults import Fault, fault_code, reader_code, spoiled_body
 from .._outline import differences, outline
 from .._replay import ChaosReplay, replay_rechunked, replay_with_fault
 from .._served import ServedResponse, served_responses
@@ -142,33 +142,20 @@ def _step_text(got: ChaosReplay, session: int, turn: int, step: int) -> str:
     )
 
 
-def _chat_says_something(body: bytes) -> bool:
-    """Whether chat-completions events carry any text, reasoning or tool call."""
-    for event in events_of(body):
-        try:
-            data = json.loads(event.partition(b"data:")[2].strip())
-        except ValueError:
-            continue
-        if says_something(data):
-            return True
-    return False
-
-
 def code_for(base: Baseline, fault: Fault) -> str | None:
-    """The code the failed call ends with: `fault_code`, except for two readings the
-    fault's own code does not foresee. A chat-completions stream cut before any content
-    has no end event to miss, so its empty reply is named first (``EMPTY_RESPONSE``).
-    google-genai reads a line that does not start with ``data: `` as raw JSON, so a
-    keep-alive comment in a Gemini stream fails its parsing (``MALFORMED_RESPONSE``):
+    """The code the failed call ends with: `fault_code`, read the way the format
+    reads the spoiled body where the fault's kind alone does not decide it. A
+    truncated stream ends with the code the format's reader gives the cut body
+    (`reader_code`: ``EMPTY_RESPONSE`` for a chat-completions stream cut before any
+    content). A keep-alive comment fails the response (``MALFORMED_RESPONSE``) with an
+    SDK that does not skip comment lines (`ProviderDefaults.sdk_skips_comments`):
     the SDK's behaviour, which the model cannot change."""
-    wire = base.wires.get(fault.interaction)
-    if wire == "gemini" and fault.kind == "keep-alive-flood":
+    wire = base.wires.get(fault.interaction) or "openai-chat"
+    if fault.kind == "keep-alive-flood" and not format_named(wire).provider.sdk_skips_comments:
         return "MALFORMED_RESPONSE"
-    if fault.kind == "truncated" and wire == "openai-chat":
-        cut = spoiled_body(fault, wire, base.served[fault.interaction].body)
-        if not _chat_says_something(cut):
-            return "EMPTY_RESPONSE"
-    return fault_code(fault, wire or "openai-chat")
+    if fault.kind == "truncated":
+        return reader_code(wire, spoiled_body(fault, wire, base.served[fault.interaction].body))
+    return fault_code(fault, wire)
 
 
 def expected_code(base: Baseline, fault: Fault) -> str | None:

@@ -4,18 +4,16 @@
 streamed chunks (or a non-streamed ``chat.completion``, as the one chunk a stream of it
 carries) as chunks, and its HTTP errors as coded failures. `ChatStreamAssembler` is
 the chunk reader the format and the chat-completions model share; `usage_from_wire`
-reads a usage object into our usage keys; `says_something` tells a chunk that carries
-content from one that does not.
+reads a usage object into our usage keys.
 """
 
-from ._adapter import OPENAI_CHAT, OpenAIChat, says_something
+from ._adapter import OPENAI_CHAT, OpenAIChat
 from ._stream import ChatStreamAssembler, usage_from_wire
 
 __all__ = [
     "OPENAI_CHAT",
     "ChatStreamAssembler",
     "OpenAIChat",
-    "says_something",
     "usage_from_wire",
 ]
 

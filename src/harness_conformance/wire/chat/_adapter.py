@@ -33,10 +33,10 @@ from .._serving import ServedFormat, data_frames, encode_json
 from ._serve import ChatWriter
 from ._stream import ChatStreamAssembler
 
-__all__ = ["OPENAI_CHAT", "OpenAIChat", "says_something"]
+__all__ = ["OPENAI_CHAT", "OpenAIChat"]
 
 
-def says_something(data: object) -> bool:
+def _says_something(data: object) -> bool:
     """Whether a chunk carries text, reasoning or a tool call in its choices."""
     choices = data.get("choices") if isinstance(data, Mapping) else None
     for choice in choices if isinstance(choices, list) else []:
@@ -65,7 +65,7 @@ def _closing_usage(events: Sequence[object]) -> list[bool]:
     quiet = True
     for index in range(len(events) - 1, -1, -1):
         data = events[index]
-        quiet = quiet and not says_something(data)
+        quiet = quiet and not _says_something(data)
         closing[index] = quiet and isinstance(data, Mapping) and data.get("usage") is not None
     return closing
 

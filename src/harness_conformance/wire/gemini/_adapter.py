@@ -42,6 +42,7 @@ _PROVIDER = ProviderDefaults(
     sdk="google-genai",
     extra="gemini",
     sdk_root=True,
+    sdk_skips_comments=False,
 )
 
 
