@@ -59,6 +59,7 @@ ALLOWED: dict[str, set[str]] = {
     "cassettes": CORE | {"_version", "offline", "redaction"},
     "recording": CORE | {"cassettes", "redaction"},
     "chaos": {"cassettes", "errors", "events", "invariants", "models", "wire"},
+    "proxy": {"cassettes", "errors"},
     "snapshots": {
         "cassettes",
         "errors",
@@ -76,6 +77,7 @@ ALLOWED: dict[str, set[str]] = {
         "cassettes",
         "chaos",
         "offline",
+        "proxy",
         "redaction",
         "replay",
         "snapshots",
@@ -88,6 +90,7 @@ ALLOWED: dict[str, set[str]] = {
         "cassettes",
         "chaos",
         "conformance",
+        "proxy",
         "recording",
         "redaction",
         "reenactment",

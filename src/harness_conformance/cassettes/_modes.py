@@ -63,6 +63,7 @@ __all__ = [
     "CassetteUse",
     "check_mode",
     "check_reason",
+    "declare_secret",
     "is_ci",
     "refuse_secrets_now",
     "resolve_mode",
@@ -202,6 +203,17 @@ def refuse_secrets_now(use: CassetteUse) -> None:
         cassette.dirty = dirty
 
 
+def declare_secret(use: CassetteUse, value: str) -> None:
+    """Scrub ``value`` from everything ``use``'s cassette saves from now on, as if it
+    had been declared (a credential a live request carried); does nothing for a
+    persister without a `Scrubber`."""
+    persister = use.cassette._persister
+    persister = getattr(persister, "_persister", persister)  # under ``rewrite``
+    scrubber = getattr(persister, "scrubber", None)
+    if scrubber is not None:
+        scrubber.declare(value)
+
+
 def _matchers(
     vcr: Any, match_on: Sequence[str | Callable[..., Any]], volatile: Sequence[str]
 ) -> list[Callable[..., Any]]:
@@ -270,6 +282,7 @@ def use_cassette(
     allow_hosts: Iterable[str] = LOOPBACK_HOSTS,
     quiet_hosts: Iterable[str] = (),
     model_hosts: Iterable[str] | None = None,
+    intercept: bool = True,
 ) -> Iterator[CassetteUse]:
     """Record or replay HTTP traffic inside the block through the cassette at ``path``.
 
@@ -281,7 +294,10 @@ def use_cassette(
     ``quiet_hosts`` (hosts that carry no model traffic) are refused as unreachable
     hosts are, without failing the block. ``model_hosts``, when given, are model API
     hosts besides those the cassette holds requests for: a refusal of any other host
-    then says it is not a model request instead of advising to record it.
+    then says it is not a model request instead of advising to record it. Without
+    ``intercept``, vcrpy's patches stay off: the block's own HTTP clients reach the
+    sockets they name, and the cassette is played and recorded by whoever holds it (the
+    recording proxy, `harness_conformance.proxy`); the offline guard still applies.
     See the module documentation for modes, saving and how errors surface.
     """
     mode = check_mode(mode)
@@ -296,7 +312,7 @@ def use_cassette(
     outcome: BaseException | None = None
     try:
         with ExitStack() as stack:
-            for patcher in CassettePatcherBuilder(cassette).build():
+            for patcher in CassettePatcherBuilder(cassette).build() if intercept else ():
                 stack.enter_context(patcher)
             if use.replaying:
                 stack.enter_context(block_network(hosts, quiet_hosts=quiet, model_hosts=models))

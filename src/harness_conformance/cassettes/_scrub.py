@@ -100,6 +100,12 @@ class Scrubber:
     def __init__(self, secrets: Iterable[str | Secret] = ()) -> None:
         self._given = tuple(Secret(value) for value in secrets)
 
+    def declare(self, value: str | Secret) -> None:
+        """Scrub ``value`` too from now on (a credential seen in a live request)."""
+        secret = Secret(value)
+        if secret not in self._given:
+            self._given = (*self._given, secret)
+
     @property
     def secrets(self) -> tuple[Secret, ...]:
         """The declared secrets scrubbed right now."""

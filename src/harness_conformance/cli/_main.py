@@ -17,7 +17,17 @@ from typing import Any, TextIO
 
 from .._version import __version__
 from ..redaction import Redactor, Secret, declared_secrets
-from . import _check_log, _conformance, _fuzz, _record, _reenact, _replay, _show, _validate
+from . import (
+    _check_log,
+    _conformance,
+    _fuzz,
+    _proxy,
+    _record,
+    _reenact,
+    _replay,
+    _show,
+    _validate,
+)
 from ._output import UsageError
 
 __all__ = ["build_parser", "main"]
@@ -38,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     _show.add_show(commands)
     _conformance.add_conformance(commands)
     _fuzz.add_fuzz(commands)
+    _proxy.add_proxy(commands)
     return parser
 
 

@@ -132,6 +132,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "variables holding secrets, and checked replay",
         "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
+        "hc_proxy(upstream=None): the base URL of the API the hc_proxy fixture records "
+        "from (default: --hc-base-url, else the provider's)",
         "hc_chaos(examples=None, faults=True, chunkings=True): run this cassette test once "
         "per example under Hypothesis, its recorded responses re-chunked and faulted "
         "through the hc_chaos fixture's transport",
@@ -244,10 +246,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 def _hc_marked_cassette(request: pytest.FixtureRequest) -> None:
     """Open the cassette of a test that carries the ``hc_cassette`` marker (or ``vcr``
     with ``hc_vcr_alias``) without requesting a cassette fixture; under ``hc_chaos``
-    (the marker or the fixture) the chaos transport serves it instead of vcrpy."""
+    (the marker or the fixture) the chaos transport serves it instead of vcrpy, and a
+    test that requests ``hc_proxy`` has its cassette opened by the proxy."""
     from ._settings import cassette_marker
 
     node = request.node
+    if "hc_proxy" in node.fixturenames:
+        return  # the proxy opens the cassette
     if node.get_closest_marker("hc_chaos") is not None or "hc_chaos" in node.fixturenames:
         request.getfixturevalue("hc_chaos")
     elif cassette_marker(request.node) is not None:
@@ -297,6 +302,18 @@ def hc_chaos(request: pytest.FixtureRequest) -> Iterator[Any]:
     paths = request.config.stash.get(_PATHS_KEY, {})
     with running(request.node, paths.get(request.node.nodeid)) as chaos:
         yield chaos
+
+
+@pytest.fixture
+def hc_proxy(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A recording proxy on 127.0.0.1 serving this test's cassette (a `CassetteProxy`):
+    give ``hc_proxy.base_url`` to a client in another process or language where it
+    would use the API's origin."""
+    from ._proxy import proxy_for
+
+    paths = request.config.stash.get(_PATHS_KEY, {})
+    with proxy_for(request.node, paths.get(request.node.nodeid)) as proxy:
+        yield proxy
 
 
 @pytest.fixture

@@ -159,8 +159,11 @@ def _check_writable(item: pytest.Item, path: Path, mode: str) -> None:
 
 
 @contextmanager
-def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
-    """Open ``item``'s cassette for the duration of the block."""
+def open_cassette(
+    item: pytest.Item, path: Path | None, *, intercept: bool = True
+) -> Iterator[HcCassette]:
+    """Open ``item``'s cassette for the duration of the block; without ``intercept``
+    vcrpy's patches stay off (the recording proxy plays and records it)."""
     from vcr import VCR  # type: ignore[import-untyped]
 
     from ..cassettes import configure_vcr, use_cassette
@@ -194,6 +197,7 @@ def open_cassette(item: pytest.Item, path: Path | None) -> Iterator[HcCassette]:
             allow_unused=unused_allowed(item),
             quiet_hosts=quiet,
             model_hosts=model_hosts(item.config),
+            intercept=intercept,
         ) as use:
             loaded = len(use.cassette.data)
             cassette = HcCassette(item, path, mode, use, loaded=loaded, strict=strict)

@@ -137,11 +137,11 @@ def cassette_marker(item: pytest.Item) -> pytest.Mark | None:
 
 
 def uses_cassette(item: pytest.Item) -> bool:
-    """Whether ``item`` runs under a cassette: it requests ``hc_cassette`` or
-    ``hc_chaos`` (or a fixture built on them) or carries the ``hc_cassette`` marker
+    """Whether ``item`` runs under a cassette: it requests ``hc_cassette``, ``hc_chaos``
+    or ``hc_proxy`` (or a fixture built on them) or carries the ``hc_cassette`` marker
     (``vcr`` with ``hc_vcr_alias``) or the ``hc_chaos`` marker."""
     fixtures = getattr(item, "fixturenames", ())
-    if "hc_cassette" in fixtures or "hc_chaos" in fixtures:
+    if {"hc_cassette", "hc_chaos", "hc_proxy"} & set(fixtures):
         return True
     if item.get_closest_marker("hc_chaos") is not None:
         return True

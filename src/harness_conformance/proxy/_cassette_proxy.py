@@ -1,0 +1,278 @@
+"""`CassetteProxy`: an HTTP server on 127.0.0.1 that answers from a cassette in use
+and records what the cassette cannot answer by forwarding it upstream.
+
+Each request is matched as the plugin matches an in-process request: the live request
+is a vcrpy request to the upstream URL (the upstream's base URL followed by the path
+the client asked for), the cassette (`CassetteUse`, opened with ``intercept=False``)
+plays it or refuses it under its record mode, and a refusal is the same
+`CassetteError`, remembered on the cassette. The client gets:
+
+- a recorded answer, status and headers as recorded, an event-stream body sent event by
+  event in chunked transfer encoding;
+- for a miss, `MISS_STATUS` with a JSON error body carrying the code, the cassette and
+  the whole message with its diff (and the code in the `CODE_HEADER` header);
+- while recording, the upstream's answer passed on as it arrives, piece by piece, and
+  appended to the cassette once it is whole. An answer the upstream or the client
+  broke off is not recorded; it is reported (`CassetteProxy.broken`).
+
+Credentials a request carries in a secret header (``authorization``, ``x-api-key``...)
+are declared secrets of the cassette from then on (`declare_secret`), so a body that
+echoes one is scrubbed before it is saved.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import threading
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any
+from urllib.parse import urlsplit
+
+from vcr.request import Request  # type: ignore[import-untyped]
+
+from ..cassettes import SECRET_HEADERS, CassetteUse, declare_secret
+from ..errors import CassetteError
+from ._http import Handler, HttpSide, ProxiedRequest
+from ._upstream import HOP_BY_HOP, forward
+
+__all__ = ["CODE_HEADER", "MISS_STATUS", "NO_UPSTREAM", "CassetteProxy", "recorded_origin"]
+
+MISS_STATUS = 404
+"""The status of the answer to a request the cassette cannot answer: a client error
+that SDKs do not retry, so one miss is one request."""
+
+CODE_HEADER = "x-harness-conformance-code"
+"""The header naming the `CassetteError` code of a miss answer."""
+
+NO_UPSTREAM = "http://upstream.invalid"
+"""The upstream of a replay whose cassette records no request: every request misses."""
+
+_EVENT = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+_DROPPED = HOP_BY_HOP | {"content-length", "content-encoding"}
+_BEARER = re.compile(r"^\s*(?:bearer|basic|token)\s+", re.IGNORECASE)
+
+
+def recorded_origin(cassette: Any) -> str | None:
+    """``scheme://host[:port]`` of the first request ``cassette`` holds, if any."""
+    for request in cassette.requests:
+        parts = urlsplit(request.uri)
+        if parts.scheme and parts.netloc:
+            return f"{parts.scheme}://{parts.netloc}"
+    return None
+
+
+def _header_list(headers: Mapping[str, Any]) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for name, values in headers.items():
+        for value in values if isinstance(values, list | tuple) else [values]:
+            pairs.append((str(name), str(value)))
+    return pairs
+
+
+def _events(body: bytes) -> list[bytes]:
+    """An event-stream body split after each event's closing blank line."""
+    pieces: list[bytes] = []
+    start = 0
+    for end in _EVENT.finditer(body):
+        pieces.append(body[start : end.end()])
+        start = end.end()
+    if start < len(body):
+        pieces.append(body[start:])
+    return pieces
+
+
+def _json(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+class CassetteProxy:
+    """A proxy serving one cassette in use; start it, point clients at `base_url`,
+    stop it. ``upstream`` is the API's base URL (default: the origin the cassette's
+    first request went to, or `NO_UPSTREAM`). ``on_miss`` is called with each miss as
+    it happens; ``timeout`` bounds each wait on the upstream."""
+
+    def __init__(
+        self,
+        use: CassetteUse,
+        *,
+        upstream: str | None = None,
+        port: int = 0,
+        timeout: float = 300.0,
+        on_miss: Callable[[CassetteError], None] | None = None,
+    ) -> None:
+        self.use = use
+        self.upstream = (upstream or recorded_origin(use.cassette) or NO_UPSTREAM).rstrip("/")
+        self.timeout = timeout
+        self.on_miss = on_miss
+        self.served = 0
+        """Requests answered from the cassette."""
+        self.recorded = 0
+        """Exchanges forwarded upstream and appended to the cassette."""
+        self.broken: list[str] = []
+        """Exchanges the upstream or the client broke off, or that could not reach the
+        upstream, in words; none of them was recorded."""
+        self._lock = threading.Lock()
+        self._http = HttpSide(self._answer, port=port)
+        self._port: int | None = None
+
+    @property
+    def misses(self) -> list[CassetteError]:
+        """Every request the cassette refused, oldest first."""
+        failures: list[CassetteError] = self.use.cassette.failures
+        return failures
+
+    @property
+    def port(self) -> int:
+        if self._port is None:
+            raise RuntimeError("the proxy is not running; call start() first")
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>``: a client's base URL is this followed by what
+        follows the upstream's base URL in the API's paths."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> CassetteProxy:
+        self._port = self._http.start()
+        return self
+
+    def stop(self) -> None:
+        self._http.stop()
+
+    def __enter__(self) -> CassetteProxy:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- one request ---------------------------------------------------------------
+
+    def _answer(self, handler: Handler, request: ProxiedRequest) -> None:
+        self._declare(request.headers)
+        live = Request(
+            request.method, self.upstream + request.target, request.body, dict(request.headers)
+        )
+        cassette = self.use.cassette
+        refused: CassetteError | None = None
+        response: Mapping[str, Any] | None = None
+        with self._lock:
+            try:
+                if cassette.can_play_response_for(live):
+                    response = cassette.play_response(live)
+                    self.served += 1
+            except CassetteError as miss:
+                refused = miss
+            records = response is None and refused is None and not cassette.write_protected
+        if refused is not None:
+            self._refuse(handler, refused)
+        elif response is not None:
+            self._replay(handler, response)
+        elif records and cassette.filter_request(live):
+            self._record(handler, request, live)
+        else:
+            self._unanswered(handler, request)
+
+    def _declare(self, headers: Mapping[str, str]) -> None:
+        for name in SECRET_HEADERS & headers.keys():
+            value = headers[name]
+            for secret in {value.strip(), _BEARER.sub("", value).strip()}:
+                if secret:
+                    declare_secret(self.use, secret)
+
+    def _refuse(self, handler: Handler, miss: CassetteError) -> None:
+        if self.on_miss is not None:
+            self.on_miss(miss)
+        error = {
+            "type": "cassette_miss",
+            "code": miss.code,
+            "cassette": self.use.path,
+            "message": str(miss),
+        }
+        headers = [("content-type", "application/json"), (CODE_HEADER, miss.code)]
+        handler.send_whole(MISS_STATUS, headers, _json({"error": error}))
+
+    def _unanswered(self, handler: Handler, request: ProxiedRequest) -> None:
+        """A request the cassette neither plays nor records (a filtered host)."""
+        message = f"{request.method} {request.target}: the cassette does not record this request"
+        self.broken.append(message)
+        body = _json({"error": {"type": "proxy", "message": message}})
+        handler.send_whole(502, [("content-type", "application/json")], body)
+
+    def _replay(self, handler: Handler, response: Mapping[str, Any]) -> None:
+        status = response.get("status") or {}
+        code = int(status.get("code", 200)) if isinstance(status, Mapping) else 200
+        headers = [
+            (name, value)
+            for name, value in _header_list(response.get("headers") or {})
+            if name.lower() not in _DROPPED
+        ]
+        given = (response.get("body") or {}).get("string") or b""
+        body = given.encode("utf-8") if isinstance(given, str) else bytes(given)
+        streamed = any(
+            name.lower() == "content-type" and "text/event-stream" in value.lower()
+            for name, value in headers
+        )
+        if not streamed or handler.command == "HEAD":
+            handler.send_whole(code, headers, body)
+            return
+        handler.send_head(code, headers, length=None)
+        for event in _events(body):
+            handler.send_chunk(event)
+        handler.end_chunks()
+
+    def _record(self, handler: Handler, request: ProxiedRequest, live: Any) -> None:
+        where = f"{request.method} {request.target}"
+        try:
+            reply = forward(
+                self.upstream,
+                request.method,
+                request.target,
+                request.headers,
+                request.body,
+                timeout=self.timeout,
+            )
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            message = f"{where}: the upstream {self.upstream} could not be reached: {exc}"
+            self.broken.append(message)
+            body = _json({"error": {"type": "proxy_upstream", "message": message}})
+            handler.send_whole(502, [("content-type", "application/json")], body)
+            return
+        kept = HOP_BY_HOP | {"content-length"}
+        headers = [(name, value) for name, value in reply.headers if name.lower() not in kept]
+        pieces: list[bytes] = []
+        try:
+            try:
+                handler.send_head(reply.status, headers, length=reply.length)
+                for piece in reply.chunks():
+                    pieces.append(piece)
+                    if reply.length is None:
+                        handler.send_chunk(piece)
+                    else:
+                        handler.wfile.write(piece)
+                        handler.wfile.flush()
+                if reply.length is None:
+                    handler.end_chunks()
+            finally:
+                reply.close()
+        except (OSError, http.client.HTTPException) as exc:
+            sent = sum(map(len, pieces))
+            self.broken.append(f"{where}: the exchange broke off after {sent} bytes: {exc}")
+            handler.close_connection = True
+            return
+        recorded = {
+            "status": {"code": reply.status, "message": reply.reason},
+            "headers": {name: [v for n, v in reply.headers if n == name] for name, _ in headers},
+            "body": {"string": b"".join(pieces)},
+        }
+        with self._lock:
+            self.use.cassette.append(live, recorded)
+            self.recorded += 1

@@ -1,0 +1,145 @@
+"""`proxy_cassette`: a cassette opened under a record mode with a `CassetteProxy` in
+front of it, and the `ProxyReport` of the run once both are closed.
+
+The cassette is opened as the plugin opens one (`use_cassette`, our format, scrubbing
+and secret scan, the offline guard while it replays) but without vcrpy's patches: the
+proxy plays and records it. When the block ends the proxy stops, the cassette closes,
+and the report says what was served, recorded, missed and left unplayed, and why the
+cassette was not saved if it was not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cassettes import DEFAULT_MODE, Secret, configure_vcr, unused_error, use_cassette
+from ..errors import CassetteError
+from ._cassette_proxy import CassetteProxy
+
+__all__ = ["ProxyReport", "ProxyRun", "proxy_cassette"]
+
+
+def _error(error: CassetteError) -> dict[str, Any]:
+    return {"code": error.code, "message": str(error)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProxyReport:
+    """What one run of the proxy did."""
+
+    cassette: str
+    mode: str
+    upstream: str
+    replaying: bool
+    served: int
+    """Requests answered from the cassette."""
+    recorded: int
+    """Exchanges recorded from the upstream."""
+    misses: tuple[CassetteError, ...]
+    """Requests the cassette refused, in order."""
+    unused: CassetteError | None
+    """``CASSETTE_UNUSED`` when a replay left recorded interactions unplayed."""
+    broken: tuple[str, ...]
+    """Exchanges broken off or not forwarded, in words (none was recorded)."""
+    closing: CassetteError | None
+    """Why closing the cassette failed (a save refused for a secret, ``CASSETTE_SECRET``,
+    or one that could not be written), if it did."""
+
+    @property
+    def ok(self) -> bool:
+        """True when every request was answered and the cassette closed cleanly."""
+        return not (self.misses or self.unused or self.broken or self.closing)
+
+    def as_json(self) -> dict[str, Any]:
+        """The report as the ``--json`` file holds it."""
+        return {
+            "cassette": self.cassette,
+            "mode": self.mode,
+            "upstream": self.upstream,
+            "replaying": self.replaying,
+            "served": self.served,
+            "recorded": self.recorded,
+            "misses": [_error(miss) for miss in self.misses],
+            "unused": None if self.unused is None else _error(self.unused),
+            "broken": list(self.broken),
+            "closing": None if self.closing is None else _error(self.closing),
+            "ok": self.ok,
+        }
+
+
+@dataclass
+class ProxyRun:
+    """What `proxy_cassette` yields: the running proxy, and its report once the block
+    has ended."""
+
+    proxy: CassetteProxy
+    allow_unused: str | None = None
+    report: ProxyReport | None = field(default=None)
+
+    def _close(self, closing: CassetteError | None, unused: CassetteError | None) -> None:
+        proxy = self.proxy
+        misses = tuple(proxy.misses)
+        self.report = ProxyReport(
+            cassette=proxy.use.path,
+            mode=proxy.use.mode,
+            upstream=proxy.upstream,
+            replaying=proxy.use.replaying,
+            served=proxy.served,
+            recorded=proxy.recorded,
+            misses=misses,
+            unused=unused,
+            broken=tuple(proxy.broken),
+            closing=None if closing is None or closing in misses or closing is unused else closing,
+        )
+
+
+@contextmanager
+def proxy_cassette(
+    path: str | os.PathLike[str],
+    *,
+    upstream: str | None = None,
+    mode: str = DEFAULT_MODE,
+    port: int = 0,
+    volatile: Iterable[str] = (),
+    allow_unused: str | None = None,
+    secrets: Iterable[str | Secret] = (),
+    timeout: float = 300.0,
+    on_miss: Callable[[CassetteError], None] | None = None,
+) -> Iterator[ProxyRun]:
+    """Serve the cassette at ``path`` on 127.0.0.1 for the duration of the block; the
+    yielded run's ``report`` is set when the block ends (also when closing the cassette
+    fails: its error is the report's ``closing`` and is not raised). ``upstream`` is
+    needed to record. An exception the block raises propagates after the report."""
+    from vcr import VCR  # type: ignore[import-untyped]
+
+    vcr = configure_vcr(VCR(), secrets=secrets)
+    run: ProxyRun | None = None
+    unused: CassetteError | None = None
+    try:
+        with use_cassette(
+            vcr,
+            path,
+            mode=mode,
+            volatile=volatile,
+            allow_unused=allow_unused,
+            intercept=False,
+        ) as use:
+            proxy = CassetteProxy(
+                use, upstream=upstream, port=port, timeout=timeout, on_miss=on_miss
+            )
+            run = ProxyRun(proxy, allow_unused=allow_unused)
+            with proxy:
+                yield run
+            if use.replaying and allow_unused is None:
+                unused = unused_error(use.cassette)
+    except CassetteError as closing:
+        if run is None:
+            raise
+        run._close(closing, unused)
+        return
+    if run is not None:
+        run._close(None, unused)

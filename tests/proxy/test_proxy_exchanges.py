@@ -1,0 +1,285 @@
+"""The recording proxy over real sockets on 127.0.0.1: what a client receives while it
+records and while it replays, misses, unplayed interactions, secrets and exchanges
+that break off.
+
+Each upstream here is a server on 127.0.0.1 the test starts and stops itself: the
+loopback model server, or a raw socket server whose every step the test controls.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from harness_conformance.cassettes import replay_foreign
+from harness_conformance.proxy import CODE_HEADER, MISS_STATUS, proxy_cassette
+from harness_conformance.server import (
+    LoopbackModelServer,
+    ScriptEntry,
+    TextResponse,
+    ToolCallsResponse,
+)
+
+HELLO: dict[str, Any] = {
+    "model": "m",
+    "messages": [{"role": "user", "content": "Hello"}],
+    "stream": True,
+}
+CHAT = "/v1/chat/completions"
+
+
+def _post(base: str, body: object, **headers: str) -> httpx2.Response:
+    return httpx2.post(base + CHAT, json=body, headers=headers, timeout=10)
+
+
+def _record(path: Path, script: list[ScriptEntry], *bodies: object) -> list[httpx2.Response]:
+    with (
+        LoopbackModelServer(script) as server,
+        proxy_cassette(path, upstream=server.origin, mode="once") as run,
+    ):
+        answers = [_post(run.proxy.base_url, body) for body in bodies]
+    assert run.report is not None
+    assert run.report.ok, run.report
+    return answers
+
+
+def test_a_recorded_stream_replays_byte_for_byte_with_the_upstream_gone(tmp_path: Path) -> None:
+    path = tmp_path / "hello.yaml"
+    script: list[ScriptEntry] = [
+        TextResponse("Hello there, friend", piece=4),
+        ToolCallsResponse([("call_1", "lookup", '{"q": "x"}')]),
+    ]
+    second = {**HELLO, "messages": [*HELLO["messages"], {"role": "user", "content": "More"}]}
+    recorded = _record(path, script, HELLO, second)
+    with proxy_cassette(path) as run:
+        replayed = [_post(run.proxy.base_url, body) for body in (HELLO, second)]
+    report = run.report
+    assert report is not None
+    assert report.ok
+    assert (report.served, report.recorded, report.replaying) == (2, 0, True)
+    for live, again in zip(recorded, replayed, strict=True):
+        assert again.status_code == live.status_code == 200
+        assert again.headers["content-type"].startswith("text/event-stream")
+        assert again.content == live.content
+    # The cassette is one of ours: it replays through the agent loop like any other.
+    replay = replay_foreign(path)
+    assert [tuple(s.violations) for s in replay.sessions] == [()]
+    assert '"lookup"' in path.read_text()
+
+
+STREAM_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+)
+FIRST = b'data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'
+LAST = (
+    b'data: {"choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}\n\n'
+    b"data: [DONE]\n\n"
+)
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+class _Upstream:
+    """A one-connection HTTP server on 127.0.0.1 that reads one request, sends the
+    head of a stream and its first event, then waits for ``release`` and sends the
+    rest (``cut``: breaks the connection off instead)."""
+
+    def __init__(self, *, cut: bool = False) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.origin = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.cut = cut
+        self.release = threading.Event()
+        self.finished = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        self.listener.settimeout(10)
+        connection, _ = self.listener.accept()
+        with connection:
+            connection.settimeout(10)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += connection.recv(65536)
+            head, _, rest = data.partition(b"\r\n\r\n")
+            sizes = [
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ]
+            while len(rest) < (sizes[0] if sizes else 0):
+                rest += connection.recv(65536)
+            connection.sendall(STREAM_HEAD + _chunk(FIRST))
+            self.release.wait(10)
+            if self.cut:
+                connection.shutdown(socket.SHUT_RDWR)
+            else:
+                connection.sendall(_chunk(LAST) + b"0\r\n\r\n")
+            self.finished.set()
+
+    def close(self) -> None:
+        self.release.set()
+        self.thread.join(10)
+        self.listener.close()
+
+
+@contextmanager
+def _upstream(*, cut: bool = False) -> Iterator[_Upstream]:
+    upstream = _Upstream(cut=cut)
+    try:
+        yield upstream
+    finally:
+        upstream.close()
+
+
+def test_the_first_event_reaches_the_client_before_the_upstream_finishes(tmp_path: Path) -> None:
+    path = tmp_path / "streamed.yaml"
+    with (
+        _upstream() as upstream,
+        proxy_cassette(path, upstream=upstream.origin, mode="once") as run,
+        httpx2.stream("POST", run.proxy.base_url + CHAT, json=HELLO, timeout=10) as answer,
+    ):
+        pieces = answer.iter_bytes()
+        # The upstream holds the rest back until this client has read the first
+        # event: a proxy that buffered the reply would time out here.
+        assert next(pieces) == FIRST
+        assert not upstream.finished.is_set()
+        upstream.release.set()
+        rest = b"".join(pieces)
+    assert rest == LAST
+    assert run.report is not None
+    assert run.report.ok
+    assert run.report.recorded == 1
+    with proxy_cassette(path) as again:
+        assert _post(again.proxy.base_url, HELLO).content == FIRST + LAST
+
+
+def test_a_stream_the_upstream_cuts_is_passed_on_cut_and_not_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "cut.yaml"
+    with (
+        _upstream(cut=True) as upstream,
+        proxy_cassette(path, upstream=upstream.origin, mode="once") as run,
+        httpx2.stream("POST", run.proxy.base_url + CHAT, json=HELLO, timeout=10) as answer,
+    ):
+        pieces = answer.iter_bytes()
+        assert next(pieces) == FIRST
+        upstream.release.set()
+        with pytest.raises(httpx2.RemoteProtocolError):
+            b"".join(pieces)
+    report = run.report
+    assert report is not None
+    assert not report.ok
+    assert report.recorded == 0
+    assert len(report.broken) == 1
+    assert "broke off after" in report.broken[0]
+    assert not path.exists()
+
+
+def test_an_upstream_that_cannot_be_reached_is_a_502_and_nothing_is_recorded(
+    tmp_path: Path,
+) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    origin = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()  # nothing listens there any more
+    path = tmp_path / "nowhere.yaml"
+    with proxy_cassette(path, upstream=origin, mode="once") as run:
+        answer = _post(run.proxy.base_url, HELLO)
+    assert answer.status_code == 502
+    assert "could not be reached" in answer.json()["error"]["message"]
+    assert run.report is not None
+    assert run.report.broken
+    assert not run.report.ok
+    assert not path.exists()
+
+
+def test_a_changed_prompt_is_a_miss_with_its_code_and_diff(tmp_path: Path) -> None:
+    path = tmp_path / "hello.yaml"
+    _record(path, [TextResponse("Hi")], HELLO)
+    changed = {**HELLO, "messages": [{"role": "user", "content": "Goodbye"}]}
+    seen: list[str] = []
+    with proxy_cassette(path, on_miss=lambda miss: seen.append(miss.code)) as run:
+        answer = _post(run.proxy.base_url, changed)
+    assert answer.status_code == MISS_STATUS
+    assert answer.headers[CODE_HEADER] == "CASSETTE_MISMATCH"
+    error = answer.json()["error"]
+    assert error["code"] == "CASSETTE_MISMATCH"
+    assert error["cassette"] == str(path)
+    assert "Goodbye" in error["message"]
+    assert "Hello" in error["message"]
+    assert seen == ["CASSETTE_MISMATCH"]
+    report = run.report
+    assert report is not None
+    assert not report.ok
+    assert [miss.code for miss in report.misses] == ["CASSETTE_MISMATCH"]
+    # The recording went unplayed too, but the miss is what the run reports first.
+    assert report.as_json()["misses"][0]["message"] == error["message"]
+
+
+def test_a_missing_cassette_misses_with_cassette_missing(tmp_path: Path) -> None:
+    with proxy_cassette(tmp_path / "absent.yaml") as run:
+        answer = _post(run.proxy.base_url, HELLO)
+    assert answer.status_code == MISS_STATUS
+    assert answer.json()["error"]["code"] == "CASSETTE_MISSING"
+    assert run.report is not None
+    assert not run.report.ok
+
+
+def test_unplayed_interactions_fail_the_run_unless_a_reason_allows_them(tmp_path: Path) -> None:
+    path = tmp_path / "hello.yaml"
+    _record(path, [TextResponse("Hi")], HELLO)
+    with proxy_cassette(path) as run:
+        pass
+    assert run.report is not None
+    assert not run.report.ok
+    assert run.report.unused is not None
+    assert run.report.unused.code == "CASSETTE_UNUSED"
+    with proxy_cassette(path, allow_unused="this run only checks the proxy starts") as allowed:
+        pass
+    assert allowed.report is not None
+    assert allowed.report.ok
+
+
+def test_a_recording_holding_a_key_is_refused_and_never_written(tmp_path: Path) -> None:
+    path = tmp_path / "leak.yaml"
+    leaked = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z" * 2
+    with (
+        LoopbackModelServer([TextResponse(f"your key is {leaked}", piece=1000)]) as server,
+        proxy_cassette(path, upstream=server.origin, mode="once") as run,
+    ):
+        answer = _post(run.proxy.base_url, HELLO)
+    assert answer.status_code == 200
+    assert leaked.encode() in answer.content
+    report = run.report
+    assert report is not None
+    assert not report.ok
+    assert report.closing is not None
+    assert report.closing.code == "CASSETTE_SECRET"
+    assert not path.exists()
+    assert leaked not in json.dumps(report.as_json())
+
+
+def test_the_key_a_client_sends_is_scrubbed_from_what_is_saved(tmp_path: Path) -> None:
+    path = tmp_path / "echo.yaml"
+    key = "client-key-" + "q7w8e9r0t1y2u3i4o5p6"
+    with (
+        LoopbackModelServer([TextResponse(f"you sent {key}", piece=1000)]) as server,
+        proxy_cassette(path, upstream=server.origin, mode="once") as run,
+    ):
+        answer = _post(run.proxy.base_url, HELLO, authorization=f"Bearer {key}")
+    assert key.encode() in answer.content
+    assert run.report is not None
+    assert run.report.ok
+    text = path.read_text()
+    assert key not in text
+    assert "you sent" in text
+    assert "authorization" not in text.lower()
