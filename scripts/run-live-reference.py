@@ -32,16 +32,20 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.util
+import json
 import os
 import platform
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -49,7 +53,9 @@ from _npm_cache import cache_root, npm_ci, partial_for, run_step, settle
 
 from harness_conformance import check_log, read_session_log
 from harness_conformance.cassettes import replay_foreign, write_exchanges
+from harness_conformance.proxy import ProxyReport, ProxyRun, proxy_cassette
 from harness_conformance.reenactment import reenact
+from harness_conformance.replay import normalize_events
 from harness_conformance.server import LoopbackModelServer
 
 RUNNER = Path(__file__).resolve().parents[1] / "runners" / "live-reference"
@@ -122,6 +128,10 @@ class Outcome:
     problems: list[str] = field(default_factory=list)
     requests: int = 0
     reenacted: str = ""
+    proxy: str = ""
+    """``agreed`` when the proxied record and replay passed, ``FAILED`` when not."""
+    missed: str = ""
+    """The error codes the turn of the miss step ended with, when it ran."""
 
     def check(self, holds: bool, problem: str) -> None:
         if not holds:
@@ -150,49 +160,74 @@ def _environment(folder: Path, node: Path, base_url: str) -> dict[str, str]:
     }
 
 
-def run_scenario(scenario: Any, installed: Path, folder: Path, scenarios: ModuleType) -> Outcome:
-    outcome = Outcome(scenario.name)
-    work = folder / "work"
-    for sub in ("user", "dsh-home", "tmp", "work"):
-        (folder / sub).mkdir(parents=True)
+def _seed(work: Path, scenario: Any) -> None:
+    """A new working folder holding the scenario's files."""
+    work.mkdir(parents=True)
     for name, content in scenario.files.items():
         if isinstance(content, bytes):
             (work / name).write_bytes(content)
         else:
             (work / name).write_text(content, encoding="utf-8")
-    router = scenarios.Router(scenario)
+
+
+def _run_dsh(
+    installed: Path, folder: Path, work: Path, scenario: Any, base_url: str, task: str
+) -> subprocess.CompletedProcess[str] | None:
+    """One headless run of the command line with its home, ``DSH_HOME`` and ``TMPDIR``
+    new in ``folder`` and ``work`` as its working folder; None when it ran past
+    `RUN_LIMIT`. What it printed is kept in ``folder``."""
+    for sub in ("user", "dsh-home", "tmp"):
+        (folder / sub).mkdir(parents=True)
     node = installed / NODE
     command = [str(node), str(installed / DSH), "--profile", "headless"]
     if scenario.patch is not None:
         (folder / "profile.patch.yml").write_text(scenario.patch, encoding="utf-8")
         command += ["--patch", str(folder / "profile.patch.yml")]
-    command.append(scenario.task)
-    with LoopbackModelServer(router.script()) as server:
-        try:
-            run = subprocess.run(
-                command,
-                cwd=work,
-                env=_environment(folder, node, server.base_url),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=RUN_LIMIT,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            outcome.check(False, f"the command line ran past {RUN_LIMIT:.0f} s")
-            return outcome
+    command.append(task)
+    try:
+        run = subprocess.run(
+            command,
+            cwd=work,
+            env=_environment(folder, node, base_url),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_LIMIT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return None
     (folder / "stdout.txt").write_text(run.stdout, encoding="utf-8")
     (folder / "stderr.txt").write_text(run.stderr, encoding="utf-8")
+    return run
+
+
+def _session_logs(folder: Path) -> list[Path]:
+    return sorted((folder / "dsh-home" / "sessions").glob("**/session.jsonl*"))
+
+
+def _last_line(text: str) -> str:
+    return (text.strip().splitlines()[-1:] or [""])[0][:200]
+
+
+def run_scenario(scenario: Any, installed: Path, folder: Path, scenarios: ModuleType) -> Outcome:
+    outcome = Outcome(scenario.name)
+    work = folder / "work"
+    _seed(work, scenario)
+    router = scenarios.Router(scenario)
+    with LoopbackModelServer(router.script()) as server:
+        run = _run_dsh(installed, folder, work, scenario, server.base_url, scenario.task)
+    if run is None:
+        outcome.check(False, f"the command line ran past {RUN_LIMIT:.0f} s")
+        return outcome
     outcome.requests = len(server.requests)
     asked = ", ".join(router.asked)
     outcome.check(not server.problems, f"unanswered requests: {server.problems} ({asked})")
     outcome.check(not router.replies, f"{len(router.replies)} replies never asked for ({asked})")
     outcome.check(router.asked.count("title") <= 1, f"more than one title request ({asked})")
-    last = run.stderr.strip().splitlines()[-1:] or [""]
     outcome.check(
         run.returncode == scenario.exit_code,
-        f"exit status {run.returncode}, expected {scenario.exit_code} ({last[0][:200]})",
+        f"exit status {run.returncode}, expected {scenario.exit_code} ({_last_line(run.stderr)})",
     )
     if scenario.stdout is not None:
         outcome.check(scenario.stdout in run.stdout, f"stdout {run.stdout[-200:]!r}")
@@ -200,7 +235,7 @@ def run_scenario(scenario: Any, installed: Path, folder: Path, scenarios: Module
         made = work / name
         found = made.read_text(encoding="utf-8") if made.is_file() else None
         outcome.check(found == text, f"{name} holds {found!r}, expected {text!r}")
-    logs = sorted((folder / "dsh-home" / "sessions").glob("**/session.jsonl*"))
+    logs = _session_logs(folder)
     outcome.check(len(logs) == 1, f"{len(logs)} session logs written, expected 1")
     if len(logs) != 1:
         return outcome
@@ -283,6 +318,195 @@ def _check_replay(
         )
 
 
+# -- the recording proxy in front of the command line ---------------------------------
+
+
+CHANGED = " Answer in one word."
+"""What the miss step adds to a scenario's task, so its first request matches no
+recording."""
+
+
+def path_after_origin(base_url: str, origin: str) -> str:
+    """What follows ``origin`` in ``base_url`` (``"/v1"``), for a client's base URL on the
+    proxy; ValueError when ``base_url`` is not on ``origin``."""
+    if base_url != origin and not base_url.startswith(origin.rstrip("/") + "/"):
+        raise ValueError(f"the base URL {base_url!r} is not on the origin {origin!r}")
+    return base_url[len(origin.rstrip("/")) :].rstrip("/")
+
+
+def comparable_events(path: Path) -> list[dict[str, Any]]:
+    """The log's events as `normalize_events` gives them: times zeroed, ids and UUIDs
+    replaced by tokens numbered by first appearance, this machine's paths by theirs."""
+    return normalize_events(read_session_log(path).events)
+
+
+def disagreement(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> str | None:
+    """Where two normalised event lists first part, in words; None when they agree."""
+    for index, (one, other) in enumerate(zip(recorded, replayed, strict=False)):
+        if one != other:
+            return (
+                f"event {index} differs: recorded {json.dumps(one, sort_keys=True)[:300]}, "
+                f"replayed {json.dumps(other, sort_keys=True)[:300]}"
+            )
+    if len(recorded) != len(replayed):
+        return f"{len(recorded)} events recorded, {len(replayed)} replayed"
+    return None
+
+
+def _answers(origin: str) -> bool:
+    """Whether anything accepts a connection at ``origin``."""
+    parts = urlsplit(origin)
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def _report_problems(report: ProxyReport) -> list[str]:
+    found = [f"miss {miss.code}: {str(miss).splitlines()[0][:200]}" for miss in report.misses]
+    if report.unused is not None:
+        found.append(f"unused: {str(report.unused)[:300]}")
+    found += [f"broken: {text[:200]}" for text in report.broken]
+    if report.closing is not None:
+        found.append(f"closing {report.closing.code}: {str(report.closing)[:200]}")
+    return found
+
+
+@dataclass
+class Proxied:
+    """One run of the command line through the proxy."""
+
+    run: subprocess.CompletedProcess[str] | None
+    report: ProxyReport
+    logs: list[Path]
+
+
+def _through_proxy(
+    installed: Path,
+    step: Path,
+    name: str,
+    scenario: Any,
+    served: AbstractContextManager[ProxyRun],
+    suffix: str,
+    task: str,
+) -> Proxied:
+    """Run the command line against the proxy ``served`` starts, in ``step / name``.
+    Every run of the step works in the same folder, ``step / "work"``, since its path is
+    in the system text of each request; the folder is made new for the run and moved
+    into ``step / name`` after it."""
+    work = step / "work"
+    _seed(work, scenario)
+    with served as proxy:
+        run = _run_dsh(installed, step / name, work, scenario, proxy.proxy.base_url + suffix, task)
+    work.rename(step / name / "work")
+    assert proxy.report is not None
+    return Proxied(run, proxy.report, _session_logs(step / name))
+
+
+def _check_proxied(outcome: Outcome, phase: str, done: Proxied, *, exit_code: int | None) -> bool:
+    """The checks every proxied run shares; False when the run left no log to read."""
+    prefix = f"proxy {phase}: "
+    if done.run is None:
+        outcome.check(False, f"{prefix}the command line ran past {RUN_LIMIT:.0f} s")
+        return False
+    status = done.run.returncode
+    if exit_code is None:
+        holds, expected = status != 0, "not 0"
+    else:
+        holds, expected = status == exit_code, str(exit_code)
+    detail = _last_line(done.run.stderr)
+    outcome.check(holds, f"{prefix}exit status {status}, expected {expected} ({detail})")
+    outcome.check(len(done.logs) == 1, f"{prefix}{len(done.logs)} session logs written")
+    return len(done.logs) == 1
+
+
+def run_proxy_step(
+    outcome: Outcome,
+    scenario: Any,
+    installed: Path,
+    folder: Path,
+    scenarios: ModuleType,
+    *,
+    miss: bool,
+) -> None:
+    """Record the scenario through `proxy_cassette` in front of the loopback server,
+    replay the cassette with the server stopped, and with ``miss`` replay it once more
+    for a changed task; the folders are ``folder / "proxied" / "record"`` and so on,
+    the cassette ``folder / "proxy.yaml"``."""
+    before = len(outcome.problems)
+    step = folder / "proxied"
+    cassette = folder / "proxy.yaml"
+    router = scenarios.Router(scenario)
+    with LoopbackModelServer(router.script()) as server:
+        suffix = path_after_origin(server.base_url, server.origin)
+        recording = proxy_cassette(cassette, upstream=server.origin, mode="once")
+        record = _through_proxy(
+            installed, step, "record", scenario, recording, suffix, scenario.task
+        )
+    asked = ", ".join(router.asked)
+    outcome.check(not server.problems, f"proxy record: unanswered requests: {server.problems}")
+    outcome.check(
+        not router.replies, f"proxy record: {len(router.replies)} replies never asked for ({asked})"
+    )
+    for problem in _report_problems(record.report):
+        outcome.check(False, f"proxy record: {problem}")
+    outcome.check(
+        record.report.recorded == len(server.requests),
+        f"proxy record: {record.report.recorded} exchanges recorded, the server answered "
+        f"{len(server.requests)}",
+    )
+    if not _check_proxied(outcome, "record", record, exit_code=scenario.exit_code):
+        outcome.proxy = "FAILED"
+        return
+    endings = _turn_endings(record.logs[0])
+    outcome.check(endings == [dict(scenario.ending)], f"proxy record: turn endings {endings}")
+    outcome.check(not _answers(server.origin), f"proxy replay: {server.origin} still answers")
+    replay = _through_proxy(
+        installed, step, "replay", scenario, proxy_cassette(cassette), suffix, scenario.task
+    )
+    for problem in _report_problems(replay.report):
+        outcome.check(False, f"proxy replay: {problem}")
+    outcome.check(
+        replay.report.served == record.report.recorded,
+        f"proxy replay: {replay.report.served} requests served, {record.report.recorded} recorded",
+    )
+    if _check_proxied(outcome, "replay", replay, exit_code=scenario.exit_code):
+        differs = disagreement(comparable_events(record.logs[0]), comparable_events(replay.logs[0]))
+        outcome.check(differs is None, f"proxy replay: the logs disagree: {differs}")
+    outcome.proxy = "agreed" if len(outcome.problems) == before else "FAILED"
+    if miss:
+        _check_miss(outcome, scenario, installed, step, cassette, suffix)
+
+
+def _check_miss(
+    outcome: Outcome, scenario: Any, installed: Path, step: Path, cassette: Path, suffix: str
+) -> None:
+    """A replay for a changed task: the proxy reports a ``CASSETTE_MISMATCH`` whose diff
+    shows the change, and the command line ends its turn with an error."""
+    before = len(outcome.problems)
+    task = scenario.task + CHANGED
+    done = _through_proxy(installed, step, "miss", scenario, proxy_cassette(cassette), suffix, task)
+    codes = [miss.code for miss in done.report.misses]
+    outcome.check(bool(codes), "proxy miss: the proxy reported no miss")
+    outcome.check(
+        set(codes) <= {"CASSETTE_MISMATCH"}, f"proxy miss: the misses have the codes {codes}"
+    )
+    outcome.check(
+        all(CHANGED.strip() in str(miss) for miss in done.report.misses),
+        "proxy miss: a miss's diff does not show the changed task",
+    )
+    if _check_proxied(outcome, "miss", done, exit_code=None):
+        endings = _turn_endings(done.logs[0])
+        outcome.check(
+            bool(endings) and all(e["kind"] == "error" for e in endings),
+            f"proxy miss: turn endings {endings}, expected an error",
+        )
+        outcome.missed = ", ".join(str(e.get("code")) for e in endings)
+    if len(outcome.problems) != before:
+        outcome.missed = "FAILED"
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="run-live-reference", description=__doc__.split("\n")[0])
     parser.add_argument("--keep", type=Path, help="keep every scenario's folder here")
@@ -291,22 +515,32 @@ def main(argv: list[str]) -> int:
     installed = install()
     module = _scenarios()
     chosen = [s for s in module.SCENARIOS if options.only in s.name]
-    failed = 0
+    failed = agreed = 0
+    missed: Outcome | None = None
     with tempfile.TemporaryDirectory(prefix="live-reference-") as scratch:
         root = options.keep or Path(scratch)
         for scenario in chosen:
             folder = root / scenario.name
             shutil.rmtree(folder, ignore_errors=True)
             outcome = run_scenario(scenario, installed, folder, module)
+            run_proxy_step(outcome, scenario, installed, folder, module, miss=missed is None)
+            missed = missed or outcome
             mark = "ok" if not outcome.problems else "FAILED"
             requests = f"{outcome.requests:2} requests"
-            print(f"{scenario.name:42} {requests}  {outcome.reenacted:16} {mark}")
+            reenacted = f"{outcome.reenacted:16}"
+            print(f"{scenario.name:42} {requests}  {reenacted} proxy {outcome.proxy:6}  {mark}")
             for problem in outcome.problems:
                 print(f"    - {problem}")
             failed += bool(outcome.problems)
+            agreed += outcome.proxy == "agreed"
             sys.stdout.flush()
     passed = len(chosen) - failed
     print(f"live reference: {len(chosen)} scenarios, {passed} passed, {failed} failed")
+    if missed is not None:
+        print(
+            f"proxy: {agreed} of {len(chosen)} recorded and replayed alike; the changed task "
+            f"of {missed.name} missed, its turn ended {missed.missed}"
+        )
     return 1 if failed else 0
 
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+from _proxy_upstreams import FIRST, LAST, upstream
 
 from harness_conformance.cassettes import replay_foreign
 from harness_conformance.proxy import CODE_HEADER, MISS_STATUS, proxy_cassette
@@ -75,86 +73,19 @@ def test_a_recorded_stream_replays_byte_for_byte_with_the_upstream_gone(tmp_path
     assert '"lookup"' in path.read_text()
 
 
-STREAM_HEAD = (
-    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
-)
-FIRST = b'data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'
-LAST = (
-    b'data: {"choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}\n\n'
-    b"data: [DONE]\n\n"
-)
-
-
-def _chunk(data: bytes) -> bytes:
-    return b"%x\r\n%s\r\n" % (len(data), data)
-
-
-class _Upstream:
-    """A one-connection HTTP server on 127.0.0.1 that reads one request, sends the
-    head of a stream and its first event, then waits for ``release`` and sends the
-    rest (``cut``: breaks the connection off instead)."""
-
-    def __init__(self, *, cut: bool = False) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.origin = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.cut = cut
-        self.release = threading.Event()
-        self.finished = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        self.listener.settimeout(10)
-        connection, _ = self.listener.accept()
-        with connection:
-            connection.settimeout(10)
-            data = b""
-            while b"\r\n\r\n" not in data:
-                data += connection.recv(65536)
-            head, _, rest = data.partition(b"\r\n\r\n")
-            sizes = [
-                int(line.split(b":")[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length:")
-            ]
-            while len(rest) < (sizes[0] if sizes else 0):
-                rest += connection.recv(65536)
-            connection.sendall(STREAM_HEAD + _chunk(FIRST))
-            self.release.wait(10)
-            if self.cut:
-                connection.shutdown(socket.SHUT_RDWR)
-            else:
-                connection.sendall(_chunk(LAST) + b"0\r\n\r\n")
-            self.finished.set()
-
-    def close(self) -> None:
-        self.release.set()
-        self.thread.join(10)
-        self.listener.close()
-
-
-@contextmanager
-def _upstream(*, cut: bool = False) -> Iterator[_Upstream]:
-    upstream = _Upstream(cut=cut)
-    try:
-        yield upstream
-    finally:
-        upstream.close()
-
-
 def test_the_first_event_reaches_the_client_before_the_upstream_finishes(tmp_path: Path) -> None:
     path = tmp_path / "streamed.yaml"
     with (
-        _upstream() as upstream,
-        proxy_cassette(path, upstream=upstream.origin, mode="once") as run,
+        upstream() as held,
+        proxy_cassette(path, upstream=held.origin, mode="once") as run,
         httpx2.stream("POST", run.proxy.base_url + CHAT, json=HELLO, timeout=10) as answer,
     ):
         pieces = answer.iter_bytes()
         # The upstream holds the rest back until this client has read the first
         # event: a proxy that buffered the reply would time out here.
         assert next(pieces) == FIRST
-        assert not upstream.finished.is_set()
-        upstream.release.set()
+        assert not held.finished.is_set()
+        held.release.set()
         rest = b"".join(pieces)
     assert rest == LAST
     assert run.report is not None
@@ -167,13 +98,13 @@ def test_the_first_event_reaches_the_client_before_the_upstream_finishes(tmp_pat
 def test_a_stream_the_upstream_cuts_is_passed_on_cut_and_not_recorded(tmp_path: Path) -> None:
     path = tmp_path / "cut.yaml"
     with (
-        _upstream(cut=True) as upstream,
-        proxy_cassette(path, upstream=upstream.origin, mode="once") as run,
+        upstream(cut=True) as held,
+        proxy_cassette(path, upstream=held.origin, mode="once") as run,
         httpx2.stream("POST", run.proxy.base_url + CHAT, json=HELLO, timeout=10) as answer,
     ):
         pieces = answer.iter_bytes()
         assert next(pieces) == FIRST
-        upstream.release.set()
+        held.release.set()
         with pytest.raises(httpx2.RemoteProtocolError):
             b"".join(pieces)
     report = run.report

@@ -90,6 +90,13 @@ def add_proxy(commands: Any) -> None:
         metavar="SECONDS",
         help="how long to wait on the upstream at a time (default 300)",
     )
+    parser.add_argument(
+        "--pace",
+        choices=("fast", "recorded"),
+        default="fast",
+        help="fast (default) sends a replayed answer at once; recorded sends each event as "
+        "long after the request as it arrived when it was recorded",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     parser.set_defaults(run=_run)
 
@@ -172,6 +179,7 @@ def _run(args: Any) -> int:
             secrets=secrets,
             timeout=args.timeout,
             on_miss=missed,
+            pace=args.pace,
         ) as run:
             proxy = run.proxy
             print(proxy.base_url, flush=True)

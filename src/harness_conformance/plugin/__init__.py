@@ -132,8 +132,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "variables holding secrets, and checked replay",
         "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
-        "hc_proxy(upstream=None): the base URL of the API the hc_proxy fixture records "
-        "from (default: --hc-base-url, else the provider's)",
+        "hc_proxy(upstream=None, pace='fast'): the base URL of the API the hc_proxy fixture "
+        "records from (default: --hc-base-url, else the provider's), and the pace its "
+        "replayed answers are sent at ('recorded': as they arrived when recorded)",
         "hc_chaos(examples=None, faults=True, chunkings=True): run this cassette test once "
         "per example under Hypothesis, its recorded responses re-chunked and faulted "
         "through the hc_chaos fixture's transport",

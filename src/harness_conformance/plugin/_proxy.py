@@ -7,7 +7,8 @@ without vcrpy's patches, and a `CassetteProxy` plays and records it. Its misses 
 the cassette's, so they fail the test's call phase with the message an in-process miss
 has. The upstream is the origin of the ``hc_proxy`` marker's ``upstream``, else of
 ``--hc-base-url`` (the ``hc_base_url`` ini key), else of the ``--hc-provider``'s
-default base URL: the same in a recording and in its replays.
+default base URL: the same in a recording and in its replays. The marker's ``pace``
+(``fast`` or ``recorded``) is the pace replayed answers are sent at.
 """
 
 from __future__ import annotations
@@ -47,6 +48,16 @@ def upstream_of(item: pytest.Item) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+def _pace(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("hc_proxy")
+    pace = marker.kwargs.get("pace", "fast") if marker is not None else "fast"
+    if pace not in ("fast", "recorded"):
+        raise pytest.UsageError(
+            f"{item.nodeid}: @pytest.mark.hc_proxy(pace={pace!r}): the pace is 'fast' or 'recorded'"
+        )
+    return str(pace)
+
+
 @contextmanager
 def proxy_for(item: pytest.Item, path: Path | None) -> Iterator[CassetteProxy]:
     """Run ``item``'s proxy for the duration of the block."""
@@ -60,6 +71,6 @@ def proxy_for(item: pytest.Item, path: Path | None) -> Iterator[CassetteProxy]:
     upstream = upstream_of(item)
     with (
         open_cassette(item, path, intercept=False) as cassette,
-        CassetteProxy(cassette.use, upstream=upstream) as proxy,
+        CassetteProxy(cassette.use, upstream=upstream, pace=_pace(item)) as proxy,
     ):
         yield proxy

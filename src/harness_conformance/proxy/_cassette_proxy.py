@@ -26,6 +26,7 @@ import http.client
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
@@ -36,6 +37,7 @@ from vcr.request import Request  # type: ignore[import-untyped]
 from ..cassettes import SECRET_HEADERS, CassetteUse, declare_secret
 from ..errors import CassetteError
 from ._http import Handler, HttpSide, ProxiedRequest
+from ._timing import PACES, TIMING_KEY, event_times, events_of, recorded_times
 from ._upstream import HOP_BY_HOP, forward
 
 __all__ = ["CODE_HEADER", "MISS_STATUS", "NO_UPSTREAM", "CassetteProxy", "recorded_origin"]
@@ -50,7 +52,6 @@ CODE_HEADER = "x-harness-conformance-code"
 NO_UPSTREAM = "http://upstream.invalid"
 """The upstream of a replay whose cassette records no request: every request misses."""
 
-_EVENT = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _DROPPED = HOP_BY_HOP | {"content-length", "content-encoding"}
 _BEARER = re.compile(r"^\s*(?:bearer|basic|token)\s+", re.IGNORECASE)
 
@@ -72,18 +73,6 @@ def _header_list(headers: Mapping[str, Any]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _events(body: bytes) -> list[bytes]:
-    """An event-stream body split after each event's closing blank line."""
-    pieces: list[bytes] = []
-    start = 0
-    for end in _EVENT.finditer(body):
-        pieces.append(body[start : end.end()])
-        start = end.end()
-    if start < len(body):
-        pieces.append(body[start:])
-    return pieces
-
-
 def _json(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False).encode("utf-8")
 
@@ -92,7 +81,9 @@ class CassetteProxy:
     """A proxy serving one cassette in use; start it, point clients at `base_url`,
     stop it. ``upstream`` is the API's base URL (default: the origin the cassette's
     first request went to, or `NO_UPSTREAM`). ``on_miss`` is called with each miss as
-    it happens; ``timeout`` bounds each wait on the upstream."""
+    it happens; ``timeout`` bounds each wait on the upstream. ``pace`` ``recorded``
+    sends each replayed event as long after the request as it arrived when it was
+    recorded; ``fast`` sends everything at once (`harness_conformance.proxy._timing`)."""
 
     def __init__(
         self,
@@ -102,8 +93,12 @@ class CassetteProxy:
         port: int = 0,
         timeout: float = 300.0,
         on_miss: Callable[[CassetteError], None] | None = None,
+        pace: str = "fast",
     ) -> None:
+        if pace not in PACES:
+            raise ValueError(f"unknown pace {pace!r}; choose one of: {', '.join(PACES)}")
         self.use = use
+        self.pace = pace
         self.upstream = (upstream or recorded_origin(use.cassette) or NO_UPSTREAM).rstrip("/")
         self.timeout = timeout
         self.on_miss = on_miss
@@ -115,6 +110,7 @@ class CassetteProxy:
         """Exchanges the upstream or the client broke off, or that could not reach the
         upstream, in words; none of them was recorded."""
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
         self._http = HttpSide(self._answer, port=port)
         self._port: int | None = None
 
@@ -141,6 +137,7 @@ class CassetteProxy:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         self._http.stop()
 
     def __enter__(self) -> CassetteProxy:
@@ -157,6 +154,7 @@ class CassetteProxy:
     # -- one request ---------------------------------------------------------------
 
     def _answer(self, handler: Handler, request: ProxiedRequest) -> None:
+        arrived = time.monotonic()
         self._declare(request.headers)
         live = Request(
             request.method, self.upstream + request.target, request.body, dict(request.headers)
@@ -175,7 +173,7 @@ class CassetteProxy:
         if refused is not None:
             self._refuse(handler, refused)
         elif response is not None:
-            self._replay(handler, response)
+            self._replay(handler, response, arrived)
         elif records and cassette.filter_request(live):
             self._record(handler, request, live)
         else:
@@ -207,7 +205,7 @@ class CassetteProxy:
         body = _json({"error": {"type": "proxy", "message": message}})
         handler.send_whole(502, [("content-type", "application/json")], body)
 
-    def _replay(self, handler: Handler, response: Mapping[str, Any]) -> None:
+    def _replay(self, handler: Handler, response: Mapping[str, Any], arrived: float) -> None:
         status = response.get("status") or {}
         code = int(status.get("code", 200)) if isinstance(status, Mapping) else 200
         headers = [
@@ -217,20 +215,31 @@ class CassetteProxy:
         ]
         given = (response.get("body") or {}).get("string") or b""
         body = given.encode("utf-8") if isinstance(given, str) else bytes(given)
+        times = recorded_times(response) if self.pace == "recorded" else []
         streamed = any(
             name.lower() == "content-type" and "text/event-stream" in value.lower()
             for name, value in headers
         )
         if not streamed or handler.command == "HEAD":
+            self._wait(arrived, times[-1:])
             handler.send_whole(code, headers, body)
             return
         handler.send_head(code, headers, length=None)
-        for event in _events(body):
+        for number, event in enumerate(events_of(body)):
+            self._wait(arrived, times[number : number + 1])
             handler.send_chunk(event)
         handler.end_chunks()
 
+    def _wait(self, arrived: float, at: list[float]) -> None:
+        """Wait until ``at[0]`` seconds after ``arrived`` (no wait for an empty list);
+        stopping the proxy ends the wait."""
+        if at:
+            self._stopping.wait(max(0.0, arrived + at[0] - time.monotonic()))
+
     def _record(self, handler: Handler, request: ProxiedRequest, live: Any) -> None:
         where = f"{request.method} {request.target}"
+        started = time.monotonic()
+        arrivals: list[tuple[float, int]] = []
         try:
             reply = forward(
                 self.upstream,
@@ -253,6 +262,7 @@ class CassetteProxy:
             try:
                 handler.send_head(reply.status, headers, length=reply.length)
                 for piece in reply.chunks():
+                    arrivals.append((time.monotonic() - started, len(piece)))
                     pieces.append(piece)
                     if reply.length is None:
                         handler.send_chunk(piece)
@@ -268,10 +278,13 @@ class CassetteProxy:
             self.broken.append(f"{where}: the exchange broke off after {sent} bytes: {exc}")
             handler.close_connection = True
             return
+        body = b"".join(pieces)
+        streamed = "text/event-stream" in (reply.header("content-type") or "").lower()
         recorded = {
             "status": {"code": reply.status, "message": reply.reason},
             "headers": {name: [v for n, v in reply.headers if n == name] for name, _ in headers},
-            "body": {"string": b"".join(pieces)},
+            "body": {"string": body},
+            TIMING_KEY: {"events": event_times(arrivals, events_of(body) if streamed else [body])},
         }
         with self._lock:
             self.use.cassette.append(live, recorded)

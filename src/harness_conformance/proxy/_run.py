@@ -109,11 +109,13 @@ def proxy_cassette(
     secrets: Iterable[str | Secret] = (),
     timeout: float = 300.0,
     on_miss: Callable[[CassetteError], None] | None = None,
+    pace: str = "fast",
 ) -> Iterator[ProxyRun]:
     """Serve the cassette at ``path`` on 127.0.0.1 for the duration of the block; the
     yielded run's ``report`` is set when the block ends (also when closing the cassette
     fails: its error is the report's ``closing`` and is not raised). ``upstream`` is
-    needed to record. An exception the block raises propagates after the report."""
+    needed to record; ``pace`` is ``fast`` or ``recorded`` (`CassetteProxy`). An
+    exception the block raises propagates after the report."""
     from vcr import VCR  # type: ignore[import-untyped]
 
     vcr = configure_vcr(VCR(), secrets=secrets)
@@ -129,7 +131,7 @@ def proxy_cassette(
             intercept=False,
         ) as use:
             proxy = CassetteProxy(
-                use, upstream=upstream, port=port, timeout=timeout, on_miss=on_miss
+                use, upstream=upstream, port=port, timeout=timeout, on_miss=on_miss, pace=pace
             )
             run = ProxyRun(proxy, allow_unused=allow_unused)
             with proxy:

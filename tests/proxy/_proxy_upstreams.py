@@ -1,0 +1,77 @@
+"""Upstreams for the proxy tests: an HTTP server on 127.0.0.1 whose streamed reply the
+test holds back after its first event, to see what reaches the client when."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["FIRST", "LAST", "STREAM_HEAD", "Upstream", "upstream"]
+
+STREAM_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+)
+FIRST = b'data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}\n\n'
+LAST = (
+    b'data: {"choices":[{"index":0,"delta":{"content":"lo"},"finish_reason":"stop"}]}\n\n'
+    b"data: [DONE]\n\n"
+)
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+class Upstream:
+    """A one-connection HTTP server on 127.0.0.1 that reads one request, sends the
+    head of a stream and its first event, then waits for ``release`` and sends the
+    rest (``cut``: breaks the connection off instead)."""
+
+    def __init__(self, *, cut: bool = False) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.origin = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.cut = cut
+        self.release = threading.Event()
+        self.finished = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        self.listener.settimeout(10)
+        connection, _ = self.listener.accept()
+        with connection:
+            connection.settimeout(10)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += connection.recv(65536)
+            head, _, rest = data.partition(b"\r\n\r\n")
+            sizes = [
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ]
+            while len(rest) < (sizes[0] if sizes else 0):
+                rest += connection.recv(65536)
+            connection.sendall(STREAM_HEAD + _chunk(FIRST))
+            self.release.wait(10)
+            if self.cut:
+                connection.shutdown(socket.SHUT_RDWR)
+            else:
+                connection.sendall(_chunk(LAST) + b"0\r\n\r\n")
+            self.finished.set()
+
+    def close(self) -> None:
+        self.release.set()
+        self.thread.join(10)
+        self.listener.close()
+
+
+@contextmanager
+def upstream(*, cut: bool = False) -> Iterator[Upstream]:
+    served = Upstream(cut=cut)
+    try:
+        yield served
+    finally:
+        served.close()
