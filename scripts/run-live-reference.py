@@ -40,7 +40,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-from contextlib import AbstractContextManager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -53,7 +53,8 @@ from _npm_cache import cache_root, npm_ci, partial_for, run_step, settle
 
 from harness_conformance import check_log, read_session_log
 from harness_conformance.cassettes import replay_foreign, write_exchanges
-from harness_conformance.proxy import ProxyReport, ProxyRun, proxy_cassette
+from harness_conformance.events import DurableEvent, TurnEndEvent, event_to_json
+from harness_conformance.proxy import ProxyReport, proxy_cassette
 from harness_conformance.reenactment import reenact
 from harness_conformance.replay import normalize_events
 from harness_conformance.server import LoopbackModelServer
@@ -142,8 +143,8 @@ def _ending(reason: Any) -> dict[str, Any]:
     if not isinstance(reason, dict):
         return {"kind": repr(reason)}
     if reason.get("kind") == "error":
-        error = reason.get("error") if isinstance(reason.get("error"), dict) else {}
-        return {"kind": "error", "code": error.get("code")}
+        error = reason.get("error")
+        return {"kind": "error", "code": error.get("code") if isinstance(error, dict) else None}
     return {"kind": reason.get("kind")}
 
 
@@ -251,7 +252,7 @@ def run_scenario(scenario: Any, installed: Path, folder: Path, scenarios: Module
 
 def _turn_endings(path: Path) -> list[dict[str, Any]]:
     events = read_session_log(path).events
-    return [_ending(event.reason) for event in events if event.type == "turn/end"]
+    return [_ending(event.reason) for event in events if isinstance(event, TurnEndEvent)]
 
 
 def _check_log(outcome: Outcome, scenario: Any, path: Path) -> None:
@@ -334,10 +335,49 @@ def path_after_origin(base_url: str, origin: str) -> str:
     return base_url[len(origin.rstrip("/")) :].rstrip("/")
 
 
-def comparable_events(path: Path) -> list[dict[str, Any]]:
-    """The log's events as `normalize_events` gives them: times zeroed, ids and UUIDs
-    replaced by tokens numbered by first appearance, this machine's paths by theirs."""
-    return normalize_events(read_session_log(path).events)
+def _concurrent(event: DurableEvent) -> bool:
+    """Whether ``event`` is the title the side request answered: it is logged when that
+    request completes, so it lands anywhere among the turn's events."""
+    data = event_to_json(event).get("data")
+    source = data.get("source") if isinstance(data, dict) else None
+    kind = source.get("kind") if isinstance(source, dict) else None
+    return event.type == "session/title" and kind != "fallback"
+
+
+def _renumbered(value: Any, numbers: dict[int, int]) -> Any:
+    if isinstance(value, list):
+        return [_renumbered(item, numbers) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key.endswith("Seqs") and isinstance(item, list):
+            out[key] = [numbers.get(seq, "<set aside>") for seq in item]
+        elif key == "delayMs" and isinstance(item, int | float):
+            out[key] = 0
+        else:
+            out[key] = _renumbered(item, numbers)
+    return out
+
+
+def comparable_events(events: Sequence[DurableEvent]) -> list[dict[str, Any]]:
+    """A log's events in the form two runs of one scenario must agree on: the title the
+    side request answered moved after the other events, then `normalize_events` (times
+    zeroed, ids and UUIDs replaced by tokens numbered by first appearance, this
+    machine's paths by theirs), then ``seq`` renumbered in that order (a moved event's
+    is None) and every ``...Seqs`` reference with it, and each retry's ``delayMs``
+    zeroed (the reference draws the backoff with jitter)."""
+    kept = [event for event in events if not _concurrent(event)]
+    aside = [event for event in events if _concurrent(event)]
+    numbers = {event.seq: number for number, event in enumerate(kept) if event.seq is not None}
+    normalized = normalize_events([*kept, *aside])
+    for number, item in enumerate(normalized):
+        item["seq"] = number if number < len(kept) else None
+    return [_renumbered(item, numbers) for item in normalized]
+
+
+def _log_events(path: Path) -> list[dict[str, Any]]:
+    return comparable_events(read_session_log(path).events)
 
 
 def disagreement(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> str | None:
@@ -365,8 +405,7 @@ def _answers(origin: str) -> bool:
 
 def _report_problems(report: ProxyReport) -> list[str]:
     found = [f"miss {miss.code}: {str(miss).splitlines()[0][:200]}" for miss in report.misses]
-    if report.unused is not None:
-        found.append(f"unused: {str(report.unused)[:300]}")
+    found += [f"unused: {str(report.unused)[:300]}"] if report.unused is not None else []
     found += [f"broken: {text[:200]}" for text in report.broken]
     if report.closing is not None:
         found.append(f"closing {report.closing.code}: {str(report.closing)[:200]}")
@@ -375,7 +414,7 @@ def _report_problems(report: ProxyReport) -> list[str]:
 
 @dataclass
 class Proxied:
-    """One run of the command line through the proxy."""
+    """One run of the command line through the proxy: None for a run past `RUN_LIMIT`."""
 
     run: subprocess.CompletedProcess[str] | None
     report: ProxyReport
@@ -383,41 +422,33 @@ class Proxied:
 
 
 def _through_proxy(
-    installed: Path,
-    step: Path,
-    name: str,
-    scenario: Any,
-    served: AbstractContextManager[ProxyRun],
-    suffix: str,
-    task: str,
+    installed: Path, step: Path, name: str, scenario: Any, serving: Any, suffix: str, task: str
 ) -> Proxied:
-    """Run the command line against the proxy ``served`` starts, in ``step / name``.
-    Every run of the step works in the same folder, ``step / "work"``, since its path is
-    in the system text of each request; the folder is made new for the run and moved
+    """Run the command line against the proxy ``serving`` (a `proxy_cassette`) starts,
+    in ``step / name``. Every run of a step works in ``step / "work"``, since that path
+    is in the system text of each request: the folder is made new for the run and moved
     into ``step / name`` after it."""
     work = step / "work"
     _seed(work, scenario)
-    with served as proxy:
+    with serving as proxy:
         run = _run_dsh(installed, step / name, work, scenario, proxy.proxy.base_url + suffix, task)
     work.rename(step / name / "work")
-    assert proxy.report is not None
     return Proxied(run, proxy.report, _session_logs(step / name))
 
 
-def _check_proxied(outcome: Outcome, phase: str, done: Proxied, *, exit_code: int | None) -> bool:
-    """The checks every proxied run shares; False when the run left no log to read."""
-    prefix = f"proxy {phase}: "
+def _check_run(outcome: Outcome, phase: str, done: Proxied, exit_code: int | None) -> bool:
+    """The report's problems, the exit status (``None``: any but 0) and the one log;
+    False when there is no log to read."""
+    for problem in _report_problems(done.report):
+        outcome.check(False, f"proxy {phase}: {problem}")
     if done.run is None:
-        outcome.check(False, f"{prefix}the command line ran past {RUN_LIMIT:.0f} s")
+        outcome.check(False, f"proxy {phase}: the command line ran past {RUN_LIMIT:.0f} s")
         return False
-    status = done.run.returncode
-    if exit_code is None:
-        holds, expected = status != 0, "not 0"
-    else:
-        holds, expected = status == exit_code, str(exit_code)
-    detail = _last_line(done.run.stderr)
-    outcome.check(holds, f"{prefix}exit status {status}, expected {expected} ({detail})")
-    outcome.check(len(done.logs) == 1, f"{prefix}{len(done.logs)} session logs written")
+    status, detail = done.run.returncode, _last_line(done.run.stderr)
+    holds = status != 0 if exit_code is None else status == exit_code
+    expected = "not 0" if exit_code is None else exit_code
+    outcome.check(holds, f"proxy {phase}: exit status {status}, expected {expected} ({detail})")
+    outcome.check(len(done.logs) == 1, f"proxy {phase}: {len(done.logs)} session logs written")
     return len(done.logs) == 1
 
 
@@ -427,16 +458,13 @@ def run_proxy_step(
     installed: Path,
     folder: Path,
     scenarios: ModuleType,
-    *,
     miss: bool,
 ) -> None:
-    """Record the scenario through `proxy_cassette` in front of the loopback server,
-    replay the cassette with the server stopped, and with ``miss`` replay it once more
-    for a changed task; the folders are ``folder / "proxied" / "record"`` and so on,
-    the cassette ``folder / "proxy.yaml"``."""
+    """Record the scenario through `proxy_cassette` in front of the loopback server into
+    ``folder / "proxy.yaml"``, replay it with the server stopped, and with ``miss``
+    replay it once more for a changed task, in ``folder / "proxied" / PHASE``."""
     before = len(outcome.problems)
-    step = folder / "proxied"
-    cassette = folder / "proxy.yaml"
+    step, cassette = folder / "proxied", folder / "proxy.yaml"
     router = scenarios.Router(scenario)
     with LoopbackModelServer(router.script()) as server:
         suffix = path_after_origin(server.base_url, server.origin)
@@ -446,65 +474,63 @@ def run_proxy_step(
         )
     asked = ", ".join(router.asked)
     outcome.check(not server.problems, f"proxy record: unanswered requests: {server.problems}")
-    outcome.check(
-        not router.replies, f"proxy record: {len(router.replies)} replies never asked for ({asked})"
-    )
-    for problem in _report_problems(record.report):
-        outcome.check(False, f"proxy record: {problem}")
+    outcome.check(not router.replies, f"proxy record: replies never asked for ({asked})")
     outcome.check(
         record.report.recorded == len(server.requests),
-        f"proxy record: {record.report.recorded} exchanges recorded, the server answered "
-        f"{len(server.requests)}",
+        f"proxy record: {record.report.recorded} exchanges recorded of {len(server.requests)}",
     )
-    if not _check_proxied(outcome, "record", record, exit_code=scenario.exit_code):
-        outcome.proxy = "FAILED"
-        return
-    endings = _turn_endings(record.logs[0])
-    outcome.check(endings == [dict(scenario.ending)], f"proxy record: turn endings {endings}")
-    outcome.check(not _answers(server.origin), f"proxy replay: {server.origin} still answers")
-    replay = _through_proxy(
-        installed, step, "replay", scenario, proxy_cassette(cassette), suffix, scenario.task
-    )
-    for problem in _report_problems(replay.report):
-        outcome.check(False, f"proxy replay: {problem}")
-    outcome.check(
-        replay.report.served == record.report.recorded,
-        f"proxy replay: {replay.report.served} requests served, {record.report.recorded} recorded",
-    )
-    if _check_proxied(outcome, "replay", replay, exit_code=scenario.exit_code):
-        differs = disagreement(comparable_events(record.logs[0]), comparable_events(replay.logs[0]))
-        outcome.check(differs is None, f"proxy replay: the logs disagree: {differs}")
+    if _check_run(outcome, "record", record, scenario.exit_code):
+        endings = _turn_endings(record.logs[0])
+        outcome.check(endings == [dict(scenario.ending)], f"proxy record: turn endings {endings}")
+        outcome.check(not _answers(server.origin), f"proxy replay: {server.origin} still answers")
+        replaying = proxy_cassette(cassette, mode="none")
+        replay = _through_proxy(
+            installed, step, "replay", scenario, replaying, suffix, scenario.task
+        )
+        outcome.check(
+            replay.report.served == record.report.recorded,
+            f"proxy replay: {replay.report.served} requests served of {record.report.recorded}",
+        )
+        if _check_run(outcome, "replay", replay, scenario.exit_code):
+            differs = disagreement(_log_events(record.logs[0]), _log_events(replay.logs[0]))
+            outcome.check(differs is None, f"proxy replay: the logs disagree: {differs}")
     outcome.proxy = "agreed" if len(outcome.problems) == before else "FAILED"
     if miss:
-        _check_miss(outcome, scenario, installed, step, cassette, suffix)
+        outcome.missed = "FAILED"
+        if outcome.proxy == "agreed":
+            _check_miss(outcome, scenario, installed, step, cassette, suffix)
 
 
 def _check_miss(
     outcome: Outcome, scenario: Any, installed: Path, step: Path, cassette: Path, suffix: str
 ) -> None:
-    """A replay for a changed task: the proxy reports a ``CASSETTE_MISMATCH`` whose diff
-    shows the change, and the command line ends its turn with an error."""
+    """A replay for a changed task: every request misses with ``CASSETTE_MISMATCH`` and
+    a diff showing the change, and the command line ends its turn with an error."""
     before = len(outcome.problems)
+    replaying = proxy_cassette(cassette, mode="none")
     task = scenario.task + CHANGED
-    done = _through_proxy(installed, step, "miss", scenario, proxy_cassette(cassette), suffix, task)
-    codes = [miss.code for miss in done.report.misses]
-    outcome.check(bool(codes), "proxy miss: the proxy reported no miss")
+    done = _through_proxy(installed, step, "miss", scenario, replaying, suffix, task)
+    misses, report = done.report.misses, done.report
+    codes = sorted({miss.code for miss in misses})
+    outcome.check(codes == ["CASSETTE_MISMATCH"], f"proxy miss: the misses' codes are {codes}")
     outcome.check(
-        set(codes) <= {"CASSETTE_MISMATCH"}, f"proxy miss: the misses have the codes {codes}"
-    )
-    outcome.check(
-        all(CHANGED.strip() in str(miss) for miss in done.report.misses),
+        all(CHANGED.strip() in str(miss) for miss in misses),
         "proxy miss: a miss's diff does not show the changed task",
     )
-    if _check_proxied(outcome, "miss", done, exit_code=None):
-        endings = _turn_endings(done.logs[0])
-        outcome.check(
-            bool(endings) and all(e["kind"] == "error" for e in endings),
-            f"proxy miss: turn endings {endings}, expected an error",
-        )
-        outcome.missed = ", ".join(str(e.get("code")) for e in endings)
-    if len(outcome.problems) != before:
-        outcome.missed = "FAILED"
+    outcome.check(report.served == 0, f"proxy miss: {report.served} requests served")
+    unused = report.unused is not None and report.unused.code == "CASSETTE_UNUSED"
+    outcome.check(unused, "proxy miss: the unplayed recordings are not reported")
+    ended: list[dict[str, Any]] = []
+    if done.run is None or len(done.logs) != 1:
+        outcome.check(False, "proxy miss: the command line ran past its time or left no log")
+    else:
+        outcome.check(done.run.returncode != 0, "proxy miss: the command line exited 0")
+        ended = _turn_endings(done.logs[0])
+        kinds = {ending["kind"] for ending in ended}
+        outcome.check(kinds == {"error"}, f"proxy miss: turn endings {ended}, expected an error")
+    if len(outcome.problems) == before:
+        codes_ended = ", ".join(f"error {ending.get('code')}" for ending in ended)
+        outcome.missed = f"{len(misses)} CASSETTE_MISMATCH misses, the turn ended {codes_ended}"
 
 
 def main(argv: list[str]) -> int:
@@ -523,7 +549,7 @@ def main(argv: list[str]) -> int:
             folder = root / scenario.name
             shutil.rmtree(folder, ignore_errors=True)
             outcome = run_scenario(scenario, installed, folder, module)
-            run_proxy_step(outcome, scenario, installed, folder, module, miss=missed is None)
+            run_proxy_step(outcome, scenario, installed, folder, module, missed is None)
             missed = missed or outcome
             mark = "ok" if not outcome.problems else "FAILED"
             requests = f"{outcome.requests:2} requests"
@@ -538,8 +564,8 @@ def main(argv: list[str]) -> int:
     print(f"live reference: {len(chosen)} scenarios, {passed} passed, {failed} failed")
     if missed is not None:
         print(
-            f"proxy: {agreed} of {len(chosen)} recorded and replayed alike; the changed task "
-            f"of {missed.name} missed, its turn ended {missed.missed}"
+            f"proxy: {agreed} of {len(chosen)} replays agreed with their recording; "
+            f"{missed.name} with a changed task: {missed.missed}"
         )
     return 1 if failed else 0
 

@@ -59,7 +59,7 @@ ALLOWED: dict[str, set[str]] = {
     "cassettes": CORE | {"_version", "offline", "redaction"},
     "recording": CORE | {"cassettes", "redaction"},
     "chaos": {"cassettes", "errors", "events", "invariants", "models", "wire"},
-    "proxy": {"cassettes", "errors"},
+    "proxy": {"cassettes", "chaos", "errors", "wire"},
     "snapshots": {
         "cassettes",
         "errors",

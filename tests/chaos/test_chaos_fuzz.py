@@ -17,6 +17,7 @@ from harness_conformance.chaos import (
     FAULT_LABELS,
     Fault,
     FuzzExample,
+    _faults,
     _transport,
     fuzz_cassette,
     run_example,
@@ -273,7 +274,7 @@ def test_a_fault_the_loop_mishandles_is_found_shrunk_and_replayed(
         """A malformed event served as a stream cut before that event."""
         return b"".join(events_of(body)[: fault.at])
 
-    monkeypatch.setattr(_transport, "spoiled_body", cut_instead)
+    monkeypatch.setattr(_faults, "spoiled_body", cut_instead)
     result = fuzz_cassette(PLAIN, examples=3, seed=4, kinds=["malformed-event"], chunking=False)
     (failure,) = result.failures
     assert failure.label == "malformed-event"

@@ -219,3 +219,39 @@ def test_a_port_out_of_range_is_a_usage_error(tmp_path: Path, port: str) -> None
     )
     assert done.returncode == 2
     assert b"is not a port number" in done.stderr
+
+
+def test_a_fault_is_served_in_place_of_the_recording_then_the_recording(tmp_path: Path) -> None:
+    cassette = tmp_path / "hello.yaml"
+    report = tmp_path / "report.json"
+    with (
+        LoopbackModelServer([TextResponse("Hi")]) as server,
+        _proxy(str(cassette), "--upstream", server.origin, "--record-mode", "once") as run,
+    ):
+        recorded = _python(run.base_url, "Hello")
+    with _proxy(str(cassette), "--fault", "status:429,retry-after=3", "--json", str(report)) as run:
+        refused = json.loads(_python(run.base_url, "Hello"))
+        retried = _python(run.base_url, "Hello")
+    assert run.status == 0, run.stderr
+    assert refused["error"]["type"] == "requests"
+    assert retried == recorded
+    assert "fault 429 retry-after on interaction 0: served" in run.stdout
+    (fault,) = json.loads(report.read_text())["faults"]
+    assert fault == {
+        "label": "429 retry-after",
+        "fault": {"interaction": 0, "kind": "status", "status": 429, "retry_after": 3},
+        "served": True,
+    }
+
+
+def test_a_fault_that_cannot_be_served_is_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "harness_conformance", "proxy"),
+            *(str(tmp_path / "c.yaml"), "--fault", "melt"),
+        ],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert b"unknown kind 'melt'" in done.stderr

@@ -12,7 +12,8 @@ Cut lists come from `cuts_every` and `no_cuts`, or from the Hypothesis strategie
 
 `replay_with_fault` spoils one served response with a `Fault` (an error status, a
 connection reset, a truncated or malformed stream, a keep-alive flood, a stall) and
-replays; `fault_code` names the code the loop ends the turn with when it does not retry,
+replays; `spoiled_answer` is what a server sends in its place (the recording proxy
+serves it too); `fault_code` names the code the loop ends the turn with when it does not retry,
 and the Hypothesis strategy `faults` draws faults for a cassette's responses.
 
 `fuzz_cassette` searches one cassette with Hypothesis for a chunking or a fault (of
@@ -30,7 +31,7 @@ from ._chunkings import (
     places,
 )
 from ._fault_strategies import applicable_kinds, faults
-from ._faults import FAULT_KINDS, FAULT_LABELS, Fault, fault_code
+from ._faults import FAULT_KINDS, FAULT_LABELS, Fault, SpoiledAnswer, fault_code, spoiled_answer
 from ._outline import differences, outline
 from ._replay import (
     ChaosReplay,
@@ -58,6 +59,7 @@ __all__ = [
     "SdkMissing",
     "SeenRequest",
     "ServedResponse",
+    "SpoiledAnswer",
     "applicable_kinds",
     "areplay_rechunked",
     "as_cuts_for",
@@ -78,6 +80,7 @@ __all__ = [
     "served_response",
     "served_responses",
     "split_at",
+    "spoiled_answer",
 ]
 
 # The module users import these from, where pickle finds them too.

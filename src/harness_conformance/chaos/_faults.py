@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -55,9 +56,11 @@ __all__ = [
     "FAULT_KINDS",
     "FAULT_LABELS",
     "Fault",
+    "SpoiledAnswer",
     "events_of",
     "fault_code",
     "reader_code",
+    "spoiled_answer",
     "spoiled_body",
     "status_answer",
 ]
@@ -361,3 +364,35 @@ def status_answer(fault: Fault, wire: str) -> tuple[dict[str, str], bytes]:
     if fault.retry_after is not None:
         headers["retry-after"] = str(fault.retry_after)
     return headers, answer.body
+
+
+@dataclass(frozen=True)
+class SpoiledAnswer:
+    """What a server sends in place of a recorded answer under a fault."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    """The body bytes sent (all of them, or those before the reset or stall)."""
+    head: bool = True
+    """Whether the status line and headers are sent (not for ``reset-before-body``)."""
+    ends: str | None = None
+    """How the answer ends after ``body``: None when it ends as a whole answer,
+    ``"reset"`` when the connection is reset, ``"stall"`` when nothing more comes."""
+
+
+def spoiled_answer(
+    fault: Fault, wire: str, status: int, headers: Mapping[str, str], body: bytes
+) -> SpoiledAnswer:
+    """What ``fault`` makes of the recorded answer ``status``, ``headers``, ``body`` in
+    format ``wire`` (the module docstring says what each kind does)."""
+    kept = dict(headers)
+    if fault.kind == "status":
+        sent, answer = status_answer(fault, wire)
+        return SpoiledAnswer(fault.status, sent, answer)
+    if fault.kind in EVENT_KINDS:
+        return SpoiledAnswer(status, kept, spoiled_body(fault, wire, body))
+    if fault.kind == "reset-before-body":
+        return SpoiledAnswer(status, kept, b"", head=False, ends="reset")
+    ends = "reset" if fault.kind == "reset-during-body" else "stall"
+    return SpoiledAnswer(status, kept, body[: fault.at], ends=ends)

@@ -31,7 +31,7 @@ import anyio.lowlevel
 import httpx2
 
 from ..errors import CassetteError
-from ._faults import EVENT_KINDS, Fault, spoiled_body, status_answer
+from ._faults import Fault, spoiled_answer
 from ._served import ServedResponse
 
 __all__ = ["CutsFor", "ReplayTransport", "SeenRequest", "split_at"]
@@ -191,22 +191,15 @@ class ReplayTransport(httpx2.AsyncBaseTransport, httpx2.BaseTransport):
         )
         if fault.consumes and self.exhausted and self.on_last is not None:
             self.on_last()
-        if fault.kind == "reset-before-body":
+        answer = spoiled_answer(fault, self._wire, served.status, served.headers, served.body)
+        if not answer.head:
             raise httpx2.ReadError("[Errno 104] Connection reset by peer", request=request)
-        status, headers, chunks = served.status, dict(served.headers), [served.body]
         error: Exception | None = None
-        if fault.kind == "status":
-            status = fault.status
-            headers, answer = status_answer(fault, self._wire)
-            chunks = [answer]
-        elif fault.kind in EVENT_KINDS:
-            chunks = [spoiled_body(fault, self._wire, served.body)]
-        elif fault.kind == "reset-during-body":
-            chunks = [served.body[: fault.at]]
+        if answer.ends == "reset":
             error = httpx2.ReadError("[Errno 104] Connection reset by peer", request=request)
-        else:
-            chunks = [served.body[: fault.at]]
+        elif answer.ends == "stall":
             error = httpx2.ReadTimeout("The read operation timed out", request=request)
+        status, headers, chunks = answer.status, answer.headers, [answer.body]
         return httpx2.Response(
             status,
             headers=headers,

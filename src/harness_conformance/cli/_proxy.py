@@ -97,6 +97,19 @@ def add_proxy(commands: Any) -> None:
         help="fast (default) sends a replayed answer at once; recorded sends each event as "
         "long after the request as it arrived when it was recorded",
     )
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="KIND[:ARGS]",
+        help="while replaying, serve a chaos fault in place of a recorded answer (repeatable): "
+        "status:429, status:503,retry-after=2, reset-before-body, reset-during-body, stall, "
+        "truncated:done, malformed-event, keep-alive-flood:lines=50; any takes "
+        "interaction=N and at=N, else they are drawn from --seed",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the seed the faults' unnamed places are drawn from"
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     parser.set_defaults(run=_run)
 
@@ -132,6 +145,9 @@ def render_proxy_report(report: ProxyReport) -> list[str]:
             lines.append(f"{problem.code}:")
             lines += [f"  {line}" for line in str(problem).splitlines()]
     lines += [f"broken: {broken}" for broken in report.broken]
+    for fault in report.faults:
+        served = "served" if fault in report.faulted else "not served (never asked for)"
+        lines.append(f"fault {fault.label} on interaction {fault.interaction}: {served}")
     lines.append("ok" if report.ok else "FAIL")
     return lines
 
@@ -180,6 +196,8 @@ def _run(args: Any) -> int:
             timeout=args.timeout,
             on_miss=missed,
             pace=args.pace,
+            faults=args.fault,
+            seed=args.seed,
         ) as run:
             proxy = run.proxy
             print(proxy.base_url, flush=True)

@@ -27,7 +27,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,7 +35,9 @@ from urllib.parse import urlsplit
 from vcr.request import Request  # type: ignore[import-untyped]
 
 from ..cassettes import SECRET_HEADERS, CassetteUse, declare_secret
+from ..chaos import Fault, spoiled_answer
 from ..errors import CassetteError
+from ..wire import detect
 from ._http import Handler, HttpSide, ProxiedRequest
 from ._timing import PACES, TIMING_KEY, event_times, events_of, recorded_times
 from ._upstream import HOP_BY_HOP, forward
@@ -73,6 +75,11 @@ def _header_list(headers: Mapping[str, Any]) -> list[tuple[str, str]]:
     return pairs
 
 
+def _body_of(response: Mapping[str, Any]) -> bytes:
+    given = (response.get("body") or {}).get("string") or b""
+    return given.encode("utf-8") if isinstance(given, str) else bytes(given)
+
+
 def _json(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False).encode("utf-8")
 
@@ -94,6 +101,7 @@ class CassetteProxy:
         timeout: float = 300.0,
         on_miss: Callable[[CassetteError], None] | None = None,
         pace: str = "fast",
+        faults: Sequence[Fault] = (),
     ) -> None:
         if pace not in PACES:
             raise ValueError(f"unknown pace {pace!r}; choose one of: {', '.join(PACES)}")
@@ -111,6 +119,11 @@ class CassetteProxy:
         upstream, in words; none of them was recorded."""
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._faults = {fault.interaction: fault for fault in faults}
+        if len(self._faults) != len(faults):
+            raise ValueError("at most one fault per recorded interaction")
+        self.faulted: list[Fault] = []
+        """The faults served so far, in order."""
         self._http = HttpSide(self._answer, port=port)
         self._port: int | None = None
 
@@ -163,21 +176,80 @@ class CassetteProxy:
         refused: CassetteError | None = None
         response: Mapping[str, Any] | None = None
         with self._lock:
+            fault: Fault | None = None
             try:
                 if cassette.can_play_response_for(live):
                     response = cassette.play_response(live)
-                    self.served += 1
+                    fault = self._take_fault(response)
+                    if fault is None:
+                        self.served += 1
             except CassetteError as miss:
                 refused = miss
             records = response is None and refused is None and not cassette.write_protected
         if refused is not None:
             self._refuse(handler, refused)
+        elif response is not None and fault is not None:
+            self._spoil(handler, live, response, fault)
         elif response is not None:
             self._replay(handler, response, arrived)
         elif records and cassette.filter_request(live):
             self._record(handler, request, live)
         else:
             self._unanswered(handler, request)
+
+    def _take_fault(self, response: Mapping[str, Any]) -> Fault | None:
+        """The fault waiting for the interaction ``response`` answers, taken; a fault
+        other than a keep-alive flood leaves the interaction unplayed for the next
+        request (called holding the lock)."""
+        if not self._faults:
+            return None
+        cassette = self.use.cassette
+        index = next(i for i, (_, answer) in enumerate(cassette.data) if answer is response)
+        fault = self._faults.pop(index, None)
+        if fault is not None:
+            self.faulted.append(fault)
+            if not fault.consumes:
+                cassette.play_counts[index] -= 1
+        return fault
+
+    def _spoil(
+        self, handler: Handler, live: Any, response: Mapping[str, Any], fault: Fault
+    ) -> None:
+        """Serve what ``fault`` makes of the recorded ``response``
+        (`harness_conformance.chaos.spoiled_answer`) in the request's wire format."""
+        try:
+            body: object = json.loads(live.body or b"null")
+        except ValueError:
+            body = None
+        speaks = detect(live.method, live.uri, body)
+        headers = dict(_header_list(response.get("headers") or {}))
+        status = response.get("status") or {}
+        code = int(status.get("code", 200)) if isinstance(status, Mapping) else 200
+        answer = spoiled_answer(
+            fault, speaks.name if speaks else "openai-chat", code, headers, _body_of(response)
+        )
+        kept = [(n, v) for n, v in answer.headers.items() if n.lower() not in _DROPPED]
+        if not answer.head:
+            handler.abort()
+            return
+        if answer.ends is None:
+            self._replay(
+                handler,
+                {
+                    **response,
+                    "status": {"code": answer.status},
+                    "headers": dict(kept),
+                    "body": {"string": answer.body},
+                },
+                0.0,
+            )
+            return
+        handler.send_head(answer.status, kept, length=len(_body_of(response)))
+        handler.wfile.write(answer.body)
+        handler.wfile.flush()
+        if answer.ends == "stall":
+            self._stopping.wait(self.timeout)
+        handler.abort()
 
     def _declare(self, headers: Mapping[str, str]) -> None:
         for name in SECRET_HEADERS & headers.keys():
@@ -213,8 +285,7 @@ class CassetteProxy:
             for name, value in _header_list(response.get("headers") or {})
             if name.lower() not in _DROPPED
         ]
-        given = (response.get("body") or {}).get("string") or b""
-        body = given.encode("utf-8") if isinstance(given, str) else bytes(given)
+        body = _body_of(response)
         times = recorded_times(response) if self.pace == "recorded" else []
         streamed = any(
             name.lower() == "content-type" and "text/event-stream" in value.lower()

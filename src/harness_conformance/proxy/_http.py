@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import struct
 import sys
 import threading
 from collections.abc import Callable
@@ -139,6 +140,15 @@ class Handler(BaseHTTPRequestHandler):
     def end_chunks(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def abort(self) -> None:
+        """Reset the connection (an RST, not an orderly close): what a client sees when
+        a server or a network drops it."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
 
     def send_whole(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
         self.send_head(status, headers, length=len(body))

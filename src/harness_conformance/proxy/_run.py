@@ -11,14 +11,23 @@ cassette was not saved if it was not.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cassettes import DEFAULT_MODE, Secret, configure_vcr, unused_error, use_cassette
+from ..cassettes import (
+    DEFAULT_MODE,
+    CassetteUse,
+    Secret,
+    configure_vcr,
+    unused_error,
+    use_cassette,
+)
+from ..chaos import Fault
 from ..errors import CassetteError
 from ._cassette_proxy import CassetteProxy
+from ._faults import parse_fault, place_faults
 
 __all__ = ["ProxyReport", "ProxyRun", "proxy_cassette"]
 
@@ -45,6 +54,11 @@ class ProxyReport:
     """``CASSETTE_UNUSED`` when a replay left recorded interactions unplayed."""
     broken: tuple[str, ...]
     """Exchanges broken off or not forwarded, in words (none was recorded)."""
+    faults: tuple[Fault, ...] = ()
+    """The faults the run was given, placed on their interactions."""
+    faulted: tuple[Fault, ...] = ()
+    """The faults served, in order (a fault whose interaction was never asked for is
+    not among them)."""
     closing: CassetteError | None
     """Why closing the cassette failed (a save refused for a secret, ``CASSETTE_SECRET``,
     or one that could not be written), if it did."""
@@ -66,6 +80,10 @@ class ProxyReport:
             "misses": [_error(miss) for miss in self.misses],
             "unused": None if self.unused is None else _error(self.unused),
             "broken": list(self.broken),
+            "faults": [
+                {"label": fault.label, "fault": fault.as_json(), "served": fault in self.faulted}
+                for fault in self.faults
+            ],
             "closing": None if self.closing is None else _error(self.closing),
             "ok": self.ok,
         }
@@ -78,6 +96,7 @@ class ProxyRun:
 
     proxy: CassetteProxy
     allow_unused: str | None = None
+    faults: tuple[Fault, ...] = ()
     report: ProxyReport | None = field(default=None)
 
     def _close(self, closing: CassetteError | None, unused: CassetteError | None) -> None:
@@ -93,8 +112,24 @@ class ProxyRun:
             misses=misses,
             unused=unused,
             broken=tuple(proxy.broken),
+            faults=self.faults,
+            faulted=tuple(proxy.faulted),
             closing=None if closing is None or closing in misses or closing is unused else closing,
         )
+
+
+def _placed(faults: Sequence[str | Fault], use: CassetteUse, seed: int) -> list[Fault]:
+    if not faults:
+        return []
+    if not use.replaying:
+        raise ValueError(
+            "faults are served in place of recorded answers, so they need a replay "
+            f"(record mode none, or once on an existing cassette), not record mode {use.mode}"
+        )
+    given = [fault for fault in faults if isinstance(fault, Fault)]
+    specs = [parse_fault(fault) for fault in faults if isinstance(fault, str)]
+    responses = [response for _request, response in use.cassette.data]
+    return given + place_faults(specs, responses, seed)
 
 
 @contextmanager
@@ -110,12 +145,18 @@ def proxy_cassette(
     timeout: float = 300.0,
     on_miss: Callable[[CassetteError], None] | None = None,
     pace: str = "fast",
+    faults: Sequence[str | Fault] = (),
+    seed: int = 0,
 ) -> Iterator[ProxyRun]:
     """Serve the cassette at ``path`` on 127.0.0.1 for the duration of the block; the
     yielded run's ``report`` is set when the block ends (also when closing the cassette
     fails: its error is the report's ``closing`` and is not raised). ``upstream`` is
-    needed to record; ``pace`` is ``fast`` or ``recorded`` (`CassetteProxy`). An
-    exception the block raises propagates after the report."""
+    needed to record; ``pace`` is ``fast`` or ``recorded`` (`CassetteProxy`).
+    ``faults`` are served in place of recorded answers while replaying: `Fault`
+    objects, or written ``KIND[:ARGS]`` with what they leave out drawn from ``seed``
+    (`harness_conformance.proxy._faults`); `ValueError` for a fault that cannot be
+    served, or for faults given to a run that records. An exception the block raises
+    propagates after the report."""
     from vcr import VCR  # type: ignore[import-untyped]
 
     vcr = configure_vcr(VCR(), secrets=secrets)
@@ -130,10 +171,17 @@ def proxy_cassette(
             allow_unused=allow_unused,
             intercept=False,
         ) as use:
+            placed = _placed(faults, use, seed)
             proxy = CassetteProxy(
-                use, upstream=upstream, port=port, timeout=timeout, on_miss=on_miss, pace=pace
+                use,
+                upstream=upstream,
+                port=port,
+                timeout=timeout,
+                on_miss=on_miss,
+                pace=pace,
+                faults=placed,
             )
-            run = ProxyRun(proxy, allow_unused=allow_unused)
+            run = ProxyRun(proxy, allow_unused=allow_unused, faults=tuple(placed))
             with proxy:
                 yield run
             if use.replaying and allow_unused is None:
