@@ -328,6 +328,86 @@ def _generate(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]
     return targets, rows, {}
 
 
+_SOCKET_SIDES = ("thread", "process", "loopback")
+
+
+def _proxy_notes(data: dict[str, Any]) -> dict[str, str]:
+    """The overhead of each proxy side per cassette, and the delayed requests, if any."""
+    kinds, results = data["kinds"], data["results"]
+    parts = []
+    for kind, about in kinds.items():
+        thread, command = results[kind]["thread"], results[kind]["process"]
+        parts.append(
+            {
+                "label": about["label"],
+                "ms": f"{thread['overhead_ms']['median']:+.2f} / "
+                f"{command['overhead_ms']['median']:+.2f}",
+                "x": f"{thread['x_direct']:.2f}x / {command['x_direct']:.2f}x",
+            }
+        )
+    notes = {
+        "en": "Overhead per request over direct replay (the median of the step-by-step "
+        "differences), proxy in a thread / proxy command: "
+        + "; ".join(f"{p['label']} {p['ms']} ms ({p['x']})" for p in parts)
+        + ".",
+        "zh": ZH["proxy_overhead"].format(
+            parts=ZH["proxy_join"].join(ZH["proxy_part"].format(**p) for p in parts)
+        ),
+    }
+    delayed = {
+        side: sum(results[kind][side].get("delayed") or 0 for kind in kinds)
+        for side in _SOCKET_SIDES
+    }
+    counted = [
+        kind
+        for kind in kinds
+        if any(results[kind][side].get("delayed") is not None for side in _SOCKET_SIDES)
+    ]
+    if any(delayed.values()):
+        total = sum(results[kind][side]["wall_ms"]["count"] for kind in counted for side in delayed)
+        figures = {
+            "count": sum(delayed.values()),
+            "total": total,
+            "ms": data["settings"]["delay_ms"],
+            "kinds": ", ".join(kinds[kind]["label"] for kind in counted),
+            **delayed,
+        }
+        notes["en"] += (
+            " {count} of {total} requests over a socket to the cassettes whose answers come "
+            "back in a few milliseconds ({kinds}) took at least {ms:g} ms longer than their "
+            "side's first quartile (proxy in a thread {thread}, proxy command {process}, "
+            "loopback server {loopback}). A wait of about 40 ms is TCP's delayed "
+            "acknowledgement meeting Nagle's algorithm: the handlers of the proxy and of the "
+            "loopback server write the head of an answer and then each event as small sends "
+            "without `TCP_NODELAY`, and a small send waits until the previous one is "
+            "acknowledged."
+        ).format(**figures)
+        notes["zh"] += ZH["proxy_delayed"].format(**figures)
+    return notes
+
+
+def _proxy(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
+    rows = []
+    for kind, about in data["kinds"].items():
+        for side, label in data["sides"].items():
+            row = data["results"][kind][side]
+            wall, cpu, over = row["wall_ms"], row["cpu_total_ms"], row.get("overhead_ms")
+            rows.append(
+                [
+                    about["label"],
+                    str(about["events"]),
+                    label,
+                    f"{wall['median']:.2f}",
+                    f"{wall['p25']:.2f} to {wall['p75']:.2f}",
+                    f"{wall['p90']:.2f}",
+                    _ms(None if cpu is None else cpu["median"]),
+                    "-" if over is None else f"{over['median']:+.2f}",
+                    f"{row['x_direct']:.2f}x" if "x_direct" in row else "-",
+                ]
+            )
+    return [], rows, {"notes": _proxy_notes(data)}
+
+
 Reader = Callable[[dict[str, Any]], tuple[list[Target], list[list[str]], dict[str, Any]]]
 READERS: dict[str, Reader] = {
     "validate": _validate,
@@ -335,4 +415,5 @@ READERS: dict[str, Reader] = {
     "replay_scale": _replay_scale,
     "loop": _loop,
     "generate": _generate,
+    "proxy": _proxy,
 }

@@ -83,6 +83,17 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "Argument generation",
                 "Milliseconds per 50 drawn examples, median over the schemas each tool drew for.",
             ),
+            "proxy": (
+                "Recording proxy",
+                "Milliseconds per request for the same recorded answer: replayed in process by "
+                "`use_cassette`, through `proxy_cassette` in a thread of the same process, "
+                "through the `harness-conformance proxy` command in a process of its own, and "
+                "served by `LoopbackModelServer` without a cassette. The four take turns "
+                "request by request; `overhead ms` is the median of a side's time minus "
+                "direct replay's at the same step, `x direct` its median over direct "
+                "replay's. CPU is the client thread's, plus for the socket sides that of the "
+                "thread that served the connection. No target is set.",
+            ),
         },
         "heads": {
             "validate": [
@@ -120,6 +131,17 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "p90 ms",
                 "undeclared keys",
                 "invalid examples",
+            ],
+            "proxy": [
+                "cassette",
+                "events",
+                "side",
+                "median ms",
+                "p25 to p75 ms",
+                "p90 ms",
+                "CPU ms",
+                "overhead ms",
+                "x direct",
             ],
         },
     },
@@ -181,6 +203,15 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "参数生成",
                 "每抽取 50 个样例的毫秒数，取各工具成功抽样的 schema 的中位数。",
             ),
+            "proxy": (
+                "录制代理",
+                "同一段录制的回答每个请求的毫秒数：由 `use_cassette` 在进程内回放，经由同一"
+                "进程中线程里的 `proxy_cassette`，经由独立进程中的 `harness-conformance proxy` "
+                "命令，以及由不用录像的 `LoopbackModelServer` 提供。四者逐个请求轮流进行；"
+                "`overhead ms` 是某一方的耗时减去同一步中直接回放耗时的中位数，`x direct` "
+                "是其中位数与直接回放中位数之比。CPU 是客户端线程的 CPU 时间，对经由套接字的"
+                "各方再加上服务该连接的线程的 CPU 时间。不设目标。",
+            ),
         },
         "heads": {
             "validate": [
@@ -219,6 +250,17 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "未声明的键",
                 "无效样例",
             ],
+            "proxy": [
+                "录像",
+                "事件数",
+                "一方",
+                "中位毫秒",
+                "p25 至 p75 毫秒",
+                "p90 毫秒",
+                "CPU 毫秒",
+                "overhead ms",
+                "x direct",
+            ],
         },
     },
 }
@@ -244,6 +286,18 @@ ZH: dict[str, str] = {
         "{large} 个测试之间从 {low:.1f} MiB 增长到 {high:.1f} MiB（{ratio:.2f}x，每个测试 "
         "{alone_kb:.1f} KB；本套件每个测试增长 {ours_kb:.1f} KB）；峰值的其余"
         "部分，即本库所占的份额，从 {extra_low:.1f} MiB 变为 {extra_high:.1f} MiB。"
+    ),
+    "proxy_overhead": (
+        "相对直接回放，每个请求的额外开销（逐步差值的中位数），线程中的代理 / 代理命令：{parts}。"
+    ),
+    "proxy_part": "{label} {ms} 毫秒（{x}）",
+    "proxy_join": "；",
+    "proxy_delayed": (
+        "在回答几毫秒内即返回的录像（{kinds}）上，经由套接字的 {total} 个请求中有 {count} 个"
+        "比所在一方的第一四分位数慢至少 {ms:g} 毫秒（线程中的代理 {thread} 个，代理命令 "
+        "{process} 个，回环服务器 {loopback} 个）。约 40 毫秒的等待是 TCP 延迟确认与 Nagle "
+        "算法相遇的结果：代理和回环服务器的处理程序先写回答的头部，再把每个事件作为小块"
+        "分别发送，且没有设置 `TCP_NODELAY`，于是一次小块发送要等到前一次被确认。"
     ),
     "xdist_slower": (
         "在这台机器上（{cores} 核），回放 {count} 个录像时 `pytest -n 2` 比单进程更慢"

@@ -1,13 +1,14 @@
 """Run every benchmark and write docs/benchmarks.md, docs/benchmarks.zh.md and the plot.
 
-Each benchmark script (validate.py, replay.py, replay_scale.py, loop.py, generate.py)
-runs in its own process with ``--json``, one after the other; this script reads those
-numbers and writes a summary of the targets, one table per benchmark, the machine it ran
-on and the command, in English and Chinese, plus ``docs/benchmarks.png``, a bar plot of
-each measured speed ratio beside its target. The outputs are written to temporary files
+Each benchmark script (validate.py, replay.py, replay_scale.py, loop.py, generate.py,
+proxy.py) runs in its own process with ``--json``, one after the other; this script reads
+those numbers and writes a summary of the targets, one table per benchmark, the machine
+it ran on and the command, in English and Chinese, plus ``docs/benchmarks.png``, a bar
+plot of each measured speed ratio beside its target (proxy.py has no target: its table
+stands alone). The outputs are written to temporary files
 and renamed into place.
 
-    python benchmarks/report.py            # full runs, about 10 minutes on 2 cores
+    python benchmarks/report.py            # full runs, about 11 minutes on 2 cores
     python benchmarks/report.py --quick    # the quick modes, about 2 minutes
     python benchmarks/report.py --reuse DIR   # render the JSON files already in DIR
 
@@ -38,7 +39,7 @@ from _report_text import render
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PEERS_VENV = HERE / ".peers-venv"
-NAMES = ("validate", "replay", "replay_scale", "loop", "generate")
+NAMES = ("validate", "replay", "replay_scale", "loop", "generate", "proxy")
 
 
 def _peers_python() -> Path:
@@ -174,7 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         for name in NAMES:
             data: dict[str, Any] | None
             if args.reuse:
-                command, data, failure = commands.get(name, ""), _read(folder / f"{name}.json"), ""
+                kept = folder / f"{name}.json"
+                command, data, failure = commands.get(name, ""), None, f"no {kept.name} in {folder}"
+                if kept.is_file():
+                    data, failure = _read(kept), ""
             else:
                 command, data, failure = _run(name, _arguments(name, args.quick, peers), folder)
                 commands[name] = command

@@ -16,6 +16,7 @@ from _plugin_project import (
     replaying,
 )
 
+from harness_conformance.plugin._network import _records
 from harness_conformance.server import TextResponse
 
 SUBPROCESS_TEST = '''
@@ -94,3 +95,21 @@ def test_hc_proxy_cannot_share_a_test_with_hc_cassette(
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*hc_proxy serves the test's cassette to other processes*"])
+
+
+def test_a_recording_hc_proxy_lifts_the_offline_guard_for_the_call() -> None:
+    class Use:
+        def __init__(self, replaying: bool) -> None:
+            self.replaying = replaying
+
+    class Proxy:
+        def __init__(self, replaying: bool) -> None:
+            self.use = Use(replaying)
+
+    class Item:
+        def __init__(self, **funcargs: object) -> None:
+            self.funcargs = funcargs
+
+    assert _records(Item(hc_proxy=Proxy(replaying=False)))  # type: ignore[arg-type]
+    assert not _records(Item(hc_proxy=Proxy(replaying=True)))  # type: ignore[arg-type]
+    assert not _records(Item())  # type: ignore[arg-type]

@@ -37,7 +37,8 @@ def test_an_unplayed_interaction_fails_the_replay(
             " never played:",
             '*#1 POST 127.0.0.1/v1/chat/completions: last message {"content": "bye", "role":'
             ' "user"}',
-            "*allow it with a reason (allow_unused=..., the hc_allow_unused marker)",
+            "*allow it with a reason (allow_unused=..., the hc_allow_unused marker, the proxy "
+            "command's --allow-unused)",
             "*CassetteError CASSETTE_UNUSED",
         ]
     )

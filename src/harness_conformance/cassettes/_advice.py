@@ -1,18 +1,23 @@
 """What cassette errors advise: each remedy names an option, ini key, marker or argument
-that exists, in pytest (the plugin) and in the library (`use_cassette`)."""
+that exists, in pytest (the plugin), in the library (`use_cassette`) and in the
+``proxy`` command."""
 
 from __future__ import annotations
 
 __all__ = ["BASE_URL", "NEW_EPISODES", "REWRITE", "UNUSED", "VOLATILE", "base_url_hint"]
 
-REWRITE = "re-record with --hc-record-mode=rewrite and the provider's API key in the environment"
+REWRITE = (
+    "re-record with --hc-record-mode=rewrite (the proxy command's --record-mode rewrite) and "
+    "the provider's API key in the environment"
+)
 BASE_URL = (
     "replay with the base URL it was recorded with (--hc-base-url or the hc_base_url ini "
     "key for the hc_model fixture, else the base_url your client is given)"
 )
 VOLATILE = (
     "leave that body path out of matching: the hc_volatile ini key or "
-    "@pytest.mark.hc_cassette(volatile=[...]) in pytest, volatile=[...] of use_cassette"
+    "@pytest.mark.hc_cassette(volatile=[...]) in pytest, volatile=[...] of use_cassette, "
+    "--volatile of the proxy command"
 )
 NEW_EPISODES = (
     "a cassette extended with --hc-record-mode=new_episodes keeps the interactions that "
@@ -22,7 +27,8 @@ NEW_EPISODES = (
 
 UNUSED = (
     f"the code under test made fewer requests than were recorded; if that is intended, "
-    f"{REWRITE}, or allow it with a reason (allow_unused=..., the hc_allow_unused marker)\n"
+    f"{REWRITE}, or allow it with a reason (allow_unused=..., the hc_allow_unused marker, "
+    "the proxy command's --allow-unused)\n"
     f"{NEW_EPISODES}"
 )
 

@@ -7,11 +7,12 @@ with ``CassetteError`` ``NETWORK_BLOCKED``, and an attempt the test swallowed st
 fails the phase it happened in. A refusal of a model API's host (a provider's default
 or the configured base URL) advises replaying from a cassette; of any other host, it
 advises ignoring the host or turning it off where it starts, never recording it. The
-call of a test that records a cassette (its ``hc_cassette`` fixture is not replaying)
-may reach the network, since recording is what it is for; its setup and teardown stay
-guarded. Python child processes a guarded phase starts are guarded too, and their
-refusals fail the phase (`harness_conformance.offline.child_guard`). Outside test
-phases the run's own guard holds (`harness_conformance.plugin._offline`).
+call of a test that records a cassette (its ``hc_cassette`` fixture, or the proxy of
+``hc_proxy``, is not replaying) may reach the network, since recording is what it is
+for; its setup and teardown stay guarded. Python child processes a guarded phase starts
+are guarded too, and their refusals fail the phase
+(`harness_conformance.offline.child_guard`). Outside test phases the run's own guard
+holds (`harness_conformance.plugin._offline`).
 """
 
 from __future__ import annotations
@@ -38,8 +39,14 @@ PLUGIN_NAME = "harness-conformance-block-network"
 
 
 def _records(item: pytest.Item) -> bool:
-    cassette = getattr(item, "funcargs", {}).get("hc_cassette")
-    return cassette is not None and not cassette.replaying
+    """Whether the test's cassette records, through ``hc_cassette`` or the proxy of
+    ``hc_proxy``."""
+    fixtures = getattr(item, "funcargs", {})
+    cassette = fixtures.get("hc_cassette")
+    if cassette is not None:
+        return not cassette.replaying
+    proxy = fixtures.get("hc_proxy")
+    return proxy is not None and not proxy.use.replaying
 
 
 class NetworkBlocker:

@@ -320,7 +320,7 @@ class CassetteProxy:
                 request.body,
                 timeout=self.timeout,
             )
-        except (OSError, http.client.HTTPException, ValueError) as exc:
+        except Exception as exc:  # refused, unreachable, blocked by an offline guard...
             message = f"{where}: the upstream {self.upstream} could not be reached: {exc}"
             self.broken.append(message)
             body = _json({"error": {"type": "proxy_upstream", "message": message}})

@@ -114,8 +114,20 @@ class ProxyRun:
             broken=tuple(proxy.broken),
             faults=self.faults,
             faulted=tuple(proxy.faulted),
-            closing=None if closing is None or closing in misses or closing is unused else closing,
+            closing=_closing(closing, misses, unused),
         )
+
+
+def _closing(
+    closing: CassetteError | None, misses: tuple[CassetteError, ...], unused: CassetteError | None
+) -> CassetteError | None:
+    """What closing the cassette raised, unless the report already holds it: a miss,
+    or the unplayed interactions (computed once more by the cassette's close)."""
+    if closing is None or closing in misses:
+        return None
+    if unused is not None and closing.code == unused.code:
+        return None
+    return closing
 
 
 def _placed(faults: Sequence[str | Fault], use: CassetteUse, seed: int) -> list[Fault]:
