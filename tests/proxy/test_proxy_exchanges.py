@@ -214,3 +214,25 @@ def test_the_key_a_client_sends_is_scrubbed_from_what_is_saved(tmp_path: Path) -
     assert key not in text
     assert "you sent" in text
     assert "authorization" not in text.lower()
+
+
+def test_two_proxies_recording_into_one_cassette_keep_both_recordings(tmp_path: Path) -> None:
+    """The second to close merges what the first saved meanwhile, under the cassette's
+    lock, as two plugin processes do."""
+    path = tmp_path / "shared.yaml"
+    other = {**HELLO, "messages": [{"role": "user", "content": "Another"}]}
+    with (
+        LoopbackModelServer([TextResponse("First"), TextResponse("Second")]) as server,
+        proxy_cassette(path, upstream=server.origin, mode="new_episodes") as one,
+        proxy_cassette(path, upstream=server.origin, mode="new_episodes") as two,
+    ):
+        _post(one.proxy.base_url, HELLO)
+        _post(two.proxy.base_url, other)
+    assert one.report is not None
+    assert two.report is not None
+    assert (one.report.ok, two.report.ok) == (True, True)
+    with proxy_cassette(path) as run:
+        answers = [_post(run.proxy.base_url, body) for body in (other, HELLO)]
+    assert run.report is not None
+    assert run.report.ok, run.report.as_json()
+    assert [answer.status_code for answer in answers] == [200, 200]
