@@ -245,7 +245,7 @@ def _command(path: Path, log: Path) -> Iterator[tuple[str, int]]:
 
 
 def run_pass(
-    kind: Kind, recorded: Recorded, settings: dict[str, int], samples: dict[str, Samples]
+    kind: Kind, recorded: Recorded, settings: dict[str, Any], samples: dict[str, Samples]
 ) -> None:
     """Every side plays every copy of the cassette once, side after side at each step;
     the side that starts a step moves on by one from one step to the next."""
@@ -356,7 +356,7 @@ def _passes(count: int) -> str:
     return f"{count} pass" if count == 1 else f"{count} passes"
 
 
-def _print(kinds: dict[str, Any], results: dict[str, Any], settings: dict[str, int]) -> None:
+def _print(kinds: dict[str, Any], results: dict[str, Any], settings: dict[str, Any]) -> None:
     print(
         f"the recording proxy beside direct replay: {_passes(settings['passes'])} of "
         f"{settings['warmup']} + {settings['timed']} requests per side and cassette; "

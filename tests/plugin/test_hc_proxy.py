@@ -113,3 +113,54 @@ def test_a_recording_hc_proxy_lifts_the_offline_guard_for_the_call() -> None:
     assert _records(Item(hc_proxy=Proxy(replaying=False)))  # type: ignore[arg-type]
     assert not _records(Item(hc_proxy=Proxy(replaying=True)))  # type: ignore[arg-type]
     assert not _records(Item())  # type: ignore[arg-type]
+
+
+FAULT_TEST = """
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+BODY = json.dumps(
+    {"model": "m", "messages": [{"role": "user", "content": "Hello"}], "stream": True}
+).encode()
+
+
+def status(base):
+    request = urllib.request.Request(
+        base + "/v1/chat/completions", data=BODY, headers={"content-type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            answer.read()
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+@pytest.mark.hc_cassette(name="shared")
+def test_plain(hc_proxy):
+    assert status(hc_proxy.base_url) == 200
+
+
+@pytest.mark.hc_cassette(name="shared")
+@pytest.mark.hc_proxy(faults=["status:429"])
+def test_with_a_fault(hc_proxy):
+    # The fault answers first; the recording answers the retry.
+    assert [status(hc_proxy.base_url), status(hc_proxy.base_url)] == [429, 200]
+"""
+
+
+def test_the_hc_proxy_marker_serves_faults_while_replaying(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile(test_faults=FAULT_TEST)
+    with recording(pytester, monkeypatch, [TextResponse("Hi")]):
+        pytester.runpytest(RECORD, "-k", "plain").assert_outcomes(passed=1, deselected=1)
+    replaying(monkeypatch)
+    pytester.runpytest("-k", "with_a_fault").assert_outcomes(passed=1, deselected=1)
+    with recording(pytester, monkeypatch, [TextResponse("Hi")]):
+        result = pytester.runpytest("--hc-record-mode=all", "-k", "with_a_fault")
+    result.assert_outcomes(errors=1, deselected=1)
+    result.stdout.fnmatch_lines(["*faults are served in place of recorded answers*"])

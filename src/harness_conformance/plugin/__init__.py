@@ -132,9 +132,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "variables holding secrets, and checked replay",
         "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
-        "hc_proxy(upstream=None, pace='fast'): the base URL of the API the hc_proxy fixture "
-        "records from (default: --hc-base-url, else the provider's), and the pace its "
-        "replayed answers are sent at ('recorded': as they arrived when recorded)",
+        "hc_proxy(upstream=None, pace='fast', faults=(), seed=0): the base URL of the API "
+        "the hc_proxy fixture records from (default: --hc-base-url, else the provider's), "
+        "the pace its replayed answers are sent at ('recorded': as they arrived when "
+        "recorded), and chaos faults (KIND[:ARGS]) it serves in their place while replaying",
         "hc_chaos(examples=None, faults=True, chunkings=True): run this cassette test once "
         "per example under Hypothesis, its recorded responses re-chunked and faulted "
         "through the hc_chaos fixture's transport",

@@ -8,7 +8,9 @@ the cassette's, so they fail the test's call phase with the message an in-proces
 has. The upstream is the origin of the ``hc_proxy`` marker's ``upstream``, else of
 ``--hc-base-url`` (the ``hc_base_url`` ini key), else of the ``--hc-provider``'s
 default base URL: the same in a recording and in its replays. The marker's ``pace``
-(``fast`` or ``recorded``) is the pace replayed answers are sent at.
+(``fast`` or ``recorded``) is the pace replayed answers are sent at, and its
+``faults`` (``KIND[:ARGS]`` strings or `Fault` objects, their unnamed places drawn
+from ``seed``) are served in place of recorded answers while the test replays.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def _pace(item: pytest.Item) -> str:
 @contextmanager
 def proxy_for(item: pytest.Item, path: Path | None) -> Iterator[CassetteProxy]:
     """Run ``item``'s proxy for the duration of the block."""
-    from ..proxy import CassetteProxy
+    from ..proxy import CassetteProxy, faults_for
 
     if ACTIVE in item.stash:
         raise pytest.UsageError(
@@ -69,8 +71,14 @@ def proxy_for(item: pytest.Item, path: Path | None) -> Iterator[CassetteProxy]:
             "cannot share it with hc_cassette, hc_model or replay_session in the same test"
         )
     upstream = upstream_of(item)
-    with (
-        open_cassette(item, path, intercept=False) as cassette,
-        CassetteProxy(cassette.use, upstream=upstream, pace=_pace(item)) as proxy,
-    ):
-        yield proxy
+    marker = item.get_closest_marker("hc_proxy")
+    given = marker.kwargs if marker is not None else {}
+    with open_cassette(item, path, intercept=False) as cassette:
+        try:
+            faults = faults_for(given.get("faults", ()), cassette.use, given.get("seed", 0))
+        except (TypeError, ValueError) as exc:
+            raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.hc_proxy: {exc}") from None
+        with CassetteProxy(
+            cassette.use, upstream=upstream, pace=_pace(item), faults=faults
+        ) as proxy:
+            yield proxy

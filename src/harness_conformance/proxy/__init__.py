@@ -12,7 +12,7 @@ plugin's ``hc_proxy`` fixture use it. The guide is ``docs/proxy.md``.
 """
 
 from ._cassette_proxy import CODE_HEADER, MISS_STATUS, NO_UPSTREAM, CassetteProxy, recorded_origin
-from ._run import ProxyReport, ProxyRun, proxy_cassette
+from ._run import ProxyReport, ProxyRun, faults_for, proxy_cassette
 
 __all__ = [
     "CODE_HEADER",
@@ -21,6 +21,7 @@ __all__ = [
     "CassetteProxy",
     "ProxyReport",
     "ProxyRun",
+    "faults_for",
     "proxy_cassette",
     "recorded_origin",
 ]

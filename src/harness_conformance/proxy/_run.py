@@ -29,7 +29,7 @@ from ..errors import CassetteError
 from ._cassette_proxy import CassetteProxy
 from ._faults import parse_fault, place_faults
 
-__all__ = ["ProxyReport", "ProxyRun", "proxy_cassette"]
+__all__ = ["ProxyReport", "ProxyRun", "faults_for", "proxy_cassette"]
 
 
 def _error(error: CassetteError) -> dict[str, Any]:
@@ -130,7 +130,11 @@ def _closing(
     return closing
 
 
-def _placed(faults: Sequence[str | Fault], use: CassetteUse, seed: int) -> list[Fault]:
+def faults_for(faults: Sequence[str | Fault], use: CassetteUse, seed: int) -> list[Fault]:
+    """``faults`` placed on the interactions of the cassette in ``use``: `Fault` objects
+    as they are, faults written ``KIND[:ARGS]`` with what they leave out drawn from
+    ``seed`` (`harness_conformance.proxy._faults`). `ValueError` for a fault that cannot
+    be served, or for faults on a cassette that records."""
     if not faults:
         return []
     if not use.replaying:
@@ -183,7 +187,7 @@ def proxy_cassette(
             allow_unused=allow_unused,
             intercept=False,
         ) as use:
-            placed = _placed(faults, use, seed)
+            placed = faults_for(faults, use, seed)
             proxy = CassetteProxy(
                 use,
                 upstream=upstream,
