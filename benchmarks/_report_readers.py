@@ -343,15 +343,19 @@ def _proxy_notes(data: dict[str, Any]) -> dict[str, str]:
                 "ms": f"{thread['overhead_ms']['median']:+.2f} / "
                 f"{command['overhead_ms']['median']:+.2f}",
                 "x": f"{thread['x_direct']:.2f}x / {command['x_direct']:.2f}x",
+                "p25": f"{thread['p25_over_ms']:+.2f} / {command['p25_over_ms']:+.2f}",
             }
         )
     notes = {
         "en": "Overhead per request over direct replay (the median of the step-by-step "
         "differences), proxy in a thread / proxy command: "
         + "; ".join(f"{p['label']} {p['ms']} ms ({p['x']})" for p in parts)
+        + ". Between the first quartiles, which leave slow requests out: "
+        + "; ".join(f"{p['label']} {p['p25']} ms" for p in parts)
         + ".",
         "zh": ZH["proxy_overhead"].format(
-            parts=ZH["proxy_join"].join(ZH["proxy_part"].format(**p) for p in parts)
+            parts=ZH["proxy_join"].join(ZH["proxy_part"].format(**p) for p in parts),
+            quartiles=ZH["proxy_join"].join(ZH["proxy_quartile"].format(**p) for p in parts),
         ),
     }
     delayed = {

@@ -291,8 +291,10 @@ ZH: dict[str, str] = {
     ),
     "proxy_overhead": (
         "相对直接回放，每个请求的额外开销（逐步差值的中位数），线程中的代理 / 代理命令：{parts}。"
+        "两者第一四分位数之差（不含慢的请求）：{quartiles}。"
     ),
     "proxy_part": "{label} {ms} 毫秒（{x}）",
+    "proxy_quartile": "{label} {p25} 毫秒",
     "proxy_join": "；",
     "proxy_delayed": (
         "在回答几毫秒内即返回的录像（{kinds}）上，经由套接字的 {total} 个请求中有 {count} 个"

@@ -324,6 +324,7 @@ def summarise(samples: dict[str, Samples]) -> dict[str, Any]:
             row["overhead_ms"] = _stats(extra)
             row["x_direct"] = statistics.median(mine.wall) / statistics.median(direct.wall)
             quartile = row["wall_ms"]["p25"]
+            row["p25_over_ms"] = quartile - _stats(direct.wall)["p25"]
             row["delayed"] = (
                 sum(1 for wall in mine.wall if wall >= quartile + DELAY_MS)
                 if quartile < DELAY_MS / 3
@@ -382,7 +383,10 @@ def _print(kinds: dict[str, Any], results: dict[str, Any], settings: dict[str, A
         parts = []
         for side in PROXIES:
             row = results[name][side]
-            parts.append(f"{side} {row['overhead_ms']['median']:+.2f} ms ({row['x_direct']:.2f}x)")
+            parts.append(
+                f"{side} {row['overhead_ms']['median']:+.2f} ms ({row['x_direct']:.2f}x; "
+                f"first quartiles {row['p25_over_ms']:+.2f} ms)"
+            )
         print(f"  {kind['label']}: " + ", ".join(parts))
     delayed = [
         f"{kinds[name]['label']}, {side}: {row['delayed']} of {row['wall_ms']['count']}"

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from _proxy_upstreams import FIRST, LAST, upstream
+from _proxy_support import FIRST, LAST, upstream
 
 from harness_conformance.cassettes import replay_foreign
 from harness_conformance.proxy import CODE_HEADER, MISS_STATUS, proxy_cassette

@@ -7,14 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import anyio
 import httpx2
 import pytest
+from _proxy_support import sdk_calls
 
 from harness_conformance.chaos import Fault, fault_code
 from harness_conformance.chaos._faults import reader_code, spoiled_body
-from harness_conformance.errors import LlmError
-from harness_conformance.models import ModelRequest, model_for, sdk_base_url
 from harness_conformance.proxy import proxy_cassette
 from harness_conformance.proxy._faults import parse_fault, place_faults
 from harness_conformance.server import LoopbackModelServer, TextResponse
@@ -44,28 +42,7 @@ def _expected(fault: Fault, wire: str, recorded: bytes) -> str | None:
 
 def _calls(wire: str, base_url: str, count: int) -> list[str | None]:
     """The code each of ``count`` streamed calls ends with (None: it finished)."""
-    codes: list[str | None] = []
-
-    async def run() -> None:
-        model = model_for(
-            wire, "m", base_url=sdk_base_url(wire, base_url + "/v1"), api_key="k", max_retries=0
-        )
-        request = ModelRequest(messages=[{"role": "user", "content": "Hello"}])
-        try:
-            for _ in range(count):
-                try:
-                    async for _chunk in model.stream(request):
-                        pass
-                    codes.append(None)
-                except LlmError as exc:
-                    codes.append(exc.code)
-        finally:
-            close = getattr(model, "aclose", None)
-            if close is not None:
-                await close()
-
-    anyio.run(run)
-    return codes
+    return [call.code for call in sdk_calls(wire, base_url, ["Hello"] * count)]
 
 
 @pytest.fixture(scope="module", params=FORMATS, ids=[speaks.name for speaks in FORMATS])

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
 import pytest
+from _proxy_support import sdk_calls
 
 from harness_conformance.cassettes import replay_foreign
 from harness_conformance.events import Chunk
-from harness_conformance.models import ModelRequest, model_for, sdk_base_url
 from harness_conformance.proxy import proxy_cassette
 from harness_conformance.server import (
     LoopbackModelServer,
@@ -24,23 +23,9 @@ from harness_conformance.wire import FORMATS, WireFormat
 
 def _chunks(wire: str, base_url: str) -> list[Chunk]:
     """The chunks the format's SDK model reads from one streamed call, then a second."""
-    got: list[Chunk] = []
-
-    async def run() -> None:
-        model = model_for(
-            wire, "m", base_url=sdk_base_url(wire, base_url + "/v1"), api_key="k", max_retries=0
-        )
-        try:
-            for prompt in ("Hello", "Look it up"):
-                request = ModelRequest(messages=[{"role": "user", "content": prompt}])
-                got.extend([chunk async for chunk in model.stream(request)])
-        finally:
-            close = getattr(model, "aclose", None)
-            if close is not None:
-                await close()
-
-    anyio.run(run)
-    return got
+    calls = sdk_calls(wire, base_url, ["Hello", "Look it up"])
+    assert [call.code for call in calls] == [None, None]
+    return [chunk for call in calls for chunk in call.chunks]
 
 
 @pytest.mark.parametrize("speaks", FORMATS, ids=[speaks.name for speaks in FORMATS])

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from _proxy_upstreams import FIRST, LAST, upstream
+from _proxy_support import FIRST, LAST, upstream
 
 from harness_conformance.cassettes import deserialize, serialize
 from harness_conformance.proxy import CassetteProxy, proxy_cassette

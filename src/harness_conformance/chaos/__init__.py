@@ -31,7 +31,15 @@ from ._chunkings import (
     places,
 )
 from ._fault_strategies import applicable_kinds, faults
-from ._faults import FAULT_KINDS, FAULT_LABELS, Fault, SpoiledAnswer, fault_code, spoiled_answer
+from ._faults import (
+    FAULT_KINDS,
+    FAULT_LABELS,
+    Fault,
+    SpoiledAnswer,
+    events_of,
+    fault_code,
+    spoiled_answer,
+)
 from ._outline import differences, outline
 from ._replay import (
     ChaosReplay,
@@ -67,6 +75,7 @@ __all__ = [
     "chunkings",
     "cuts_every",
     "differences",
+    "events_of",
     "fault_code",
     "faults",
     "fuzz_cassette",

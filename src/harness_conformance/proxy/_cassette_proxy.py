@@ -35,11 +35,11 @@ from urllib.parse import urlsplit
 from vcr.request import Request  # type: ignore[import-untyped]
 
 from ..cassettes import SECRET_HEADERS, CassetteUse, declare_secret
-from ..chaos import Fault, spoiled_answer
+from ..chaos import Fault, events_of, spoiled_answer
 from ..errors import CassetteError
 from ..wire import detect
 from ._http import Handler, HttpSide, ProxiedRequest
-from ._timing import PACES, TIMING_KEY, event_times, events_of, recorded_times
+from ._timing import PACES, TIMING_KEY, event_times, recorded_times
 from ._upstream import HOP_BY_HOP, forward
 
 __all__ = ["CODE_HEADER", "MISS_STATUS", "NO_UPSTREAM", "CassetteProxy", "recorded_origin"]

@@ -31,8 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..chaos import FAULT_KINDS, Fault
-from ._timing import events_of
+from ..chaos import FAULT_KINDS, Fault, events_of
 
 __all__ = ["FaultSpec", "parse_fault", "place_faults"]
 

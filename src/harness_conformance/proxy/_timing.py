@@ -10,32 +10,16 @@ with fewer values than events, sends the events it has no time for at once.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["PACES", "TIMING_KEY", "event_times", "events_of", "recorded_times"]
+__all__ = ["PACES", "TIMING_KEY", "event_times", "recorded_times"]
 
 PACES = ("fast", "recorded")
 """The paces a replay can run at."""
 
 TIMING_KEY = "timing"
 """The response key that holds the arrival times, as ``{"events": [seconds, ...]}``."""
-
-_EVENT = re.compile(rb"\r\n\r\n|\n\n|\r\r")
-
-
-def events_of(body: bytes) -> list[bytes]:
-    """An event-stream body split after each event's closing blank line (a last event
-    left open is kept as it is)."""
-    pieces: list[bytes] = []
-    start = 0
-    for end in _EVENT.finditer(body):
-        pieces.append(body[start : end.end()])
-        start = end.end()
-    if start < len(body):
-        pieces.append(body[start:])
-    return pieces
 
 
 def event_times(arrivals: Sequence[tuple[float, int]], parts: Sequence[bytes]) -> list[float]:

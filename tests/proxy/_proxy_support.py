@@ -1,5 +1,6 @@
-"""Upstreams for the proxy tests: an HTTP server on 127.0.0.1 whose streamed reply the
-test holds back after its first event, to see what reaches the client when."""
+"""What the proxy tests share: an HTTP server on 127.0.0.1 whose streamed reply the test
+holds back after its first event, to see what reaches the client when (`upstream`), and
+streamed calls of a wire format's real SDK model through a proxy (`sdk_calls`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,15 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
-__all__ = ["FIRST", "LAST", "STREAM_HEAD", "Upstream", "upstream"]
+import anyio
+
+from harness_conformance.errors import LlmError
+from harness_conformance.events import Chunk
+from harness_conformance.models import ModelRequest, model_for, sdk_base_url
+
+__all__ = ["FIRST", "LAST", "STREAM_HEAD", "Call", "Upstream", "sdk_calls", "upstream"]
 
 STREAM_HEAD = (
     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
@@ -75,3 +83,40 @@ def upstream(*, cut: bool = False) -> Iterator[Upstream]:
         yield served
     finally:
         served.close()
+
+
+@dataclass
+class Call:
+    """One streamed call: the chunks it read, and the code it failed with (None when
+    it finished)."""
+
+    chunks: list[Chunk] = field(default_factory=list)
+    code: str | None = None
+
+
+def sdk_calls(wire: str, base_url: str, prompts: list[str]) -> list[Call]:
+    """One streamed call per prompt, in order, of format ``wire``'s SDK model pointed at
+    a proxy's ``base_url`` (the API's ``/v1`` after it), retries off."""
+    calls: list[Call] = []
+
+    async def run() -> None:
+        model = model_for(
+            wire, "m", base_url=sdk_base_url(wire, base_url + "/v1"), api_key="k", max_retries=0
+        )
+        try:
+            for prompt in prompts:
+                call = Call()
+                calls.append(call)
+                request = ModelRequest(messages=[{"role": "user", "content": prompt}])
+                try:
+                    async for chunk in model.stream(request):
+                        call.chunks.append(chunk)
+                except LlmError as exc:
+                    call.code = exc.code
+        finally:
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
+
+    anyio.run(run)
+    return calls
