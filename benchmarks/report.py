@@ -176,9 +176,8 @@ def main(argv: list[str] | None = None) -> int:
             data: dict[str, Any] | None
             if args.reuse:
                 kept = folder / f"{name}.json"
-                command, data, failure = commands.get(name, ""), None, f"no {kept.name} in {folder}"
-                if kept.is_file():
-                    data, failure = _read(kept), ""
+                command, data = commands.get(name, ""), _read(kept) if kept.is_file() else None
+                failure = "" if data is not None else f"no {kept.name} in the --reuse folder"
             else:
                 command, data, failure = _run(name, _arguments(name, args.quick, peers), folder)
                 commands[name] = command

@@ -236,3 +236,30 @@ def test_two_proxies_recording_into_one_cassette_keep_both_recordings(tmp_path: 
     assert run.report is not None
     assert run.report.ok, run.report.as_json()
     assert [answer.status_code for answer in answers] == [200, 200]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["chunked", "content-length"])
+def test_an_answer_the_client_has_read_is_recorded_when_the_proxy_stops(
+    tmp_path: Path, stream: bool
+) -> None:
+    """Stopping lets the exchange being answered finish: the last answer, read whole by
+    the client just before the stop, is in the cassette."""
+    path = tmp_path / "last.yaml"
+    bodies = [
+        {**HELLO, "stream": stream, "messages": [{"role": "user", "content": f"Ask {n}"}]}
+        for n in range(8)
+    ]
+    script: list[ScriptEntry] = [TextResponse(f"Answer {n}") for n in range(8)]
+    with (
+        LoopbackModelServer(script) as server,
+        proxy_cassette(path, upstream=server.origin, mode="once") as run,
+    ):
+        for body in bodies:
+            assert _post(run.proxy.base_url, body).status_code == 200
+    assert run.report is not None
+    assert run.report.recorded == 8
+    with proxy_cassette(path) as again:
+        for body in bodies:
+            assert _post(again.proxy.base_url, body).status_code == 200
+    assert again.report is not None
+    assert again.report.ok, again.report.as_json()

@@ -12,8 +12,9 @@ plays it or refuses it under its record mode, and a refusal is the same
 - for a miss, `MISS_STATUS` with a JSON error body carrying the code, the cassette and
   the whole message with its diff (and the code in the `CODE_HEADER` header);
 - while recording, the upstream's answer passed on as it arrives, piece by piece, and
-  appended to the cassette once it is whole. An answer the upstream or the client
-  broke off is not recorded; it is reported (`CassetteProxy.broken`).
+  appended to the cassette once it is whole, before a chunked answer's end reaches the
+  client. An answer the upstream or the client broke off is not recorded; it is
+  reported (`CassetteProxy.broken`).
 
 Credentials a request carries in a secret header (``authorization``, ``x-api-key``...)
 are declared secrets of the cassette from then on (`declare_secret`), so a body that
@@ -340,8 +341,6 @@ class CassetteProxy:
                     else:
                         handler.wfile.write(piece)
                         handler.wfile.flush()
-                if reply.length is None:
-                    handler.end_chunks()
             finally:
                 reply.close()
         except (OSError, http.client.HTTPException) as exc:
@@ -360,3 +359,6 @@ class CassetteProxy:
         with self._lock:
             self.use.cassette.append(live, recorded)
             self.recorded += 1
+        if reply.length is None:
+            # Recorded before the client sees the end of the answer.
+            handler.end_chunks()

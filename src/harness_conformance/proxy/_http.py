@@ -4,7 +4,8 @@ Requests are read whole (``content-length`` or chunked, at most `MAX_BODY` bytes
 answers use HTTP/1.1, with a ``content-length`` for a body known in advance and chunked
 transfer encoding for one passed on as it arrives, each piece flushed at once. Idle
 connections time out, and `HttpSide.stop` shuts every open connection down so that no
-handler outlives the proxy.
+handler outlives the proxy: it first lets the requests being answered finish (an
+exchange being recorded is appended before the proxy stops), for a bounded time.
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ import socket
 import struct
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["MAX_BODY", "Handler", "HttpSide", "ProxiedRequest"]
+__all__ = ["FINISH_TIMEOUT", "MAX_BODY", "Handler", "HttpSide", "ProxiedRequest"]
 
 MAX_BODY = 64 * 1024 * 1024
 """The largest request body the proxy reads."""
+
+FINISH_TIMEOUT = 10.0
+"""How long stopping waits for the requests being answered to finish."""
 
 _IDLE_TIMEOUT = 30.0
 _JOIN_TIMEOUT = 5.0
@@ -57,6 +61,9 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
     timeout = _IDLE_TIMEOUT
+    disable_nagle_algorithm = True
+    """Each piece goes out at once (``TCP_NODELAY``): a head and small events written one
+    after the other would otherwise wait for the client's delayed acknowledgement."""
 
     def setup(self) -> None:
         super().setup()
@@ -83,7 +90,8 @@ class Handler(BaseHTTPRequestHandler):
             key = name.lower()
             headers[key] = f"{headers[key]}, {value}" if key in headers else value
         request = ProxiedRequest(self.command, self.path, headers, body)
-        self.server.side.answer(self, request)
+        with self.server.side.busy():
+            self.server.side.answer(self, request)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _read
 
@@ -168,6 +176,8 @@ class HttpSide:
         self._thread: threading.Thread | None = None
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
+        self._idle = threading.Condition()
+        self._busy = 0
 
     def start(self) -> int:
         """Start listening on 127.0.0.1; returns the port."""
@@ -180,12 +190,28 @@ class HttpSide:
         self._thread.start()
         return int(server.server_address[1])
 
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        """Mark one request as being answered for the duration of the block."""
+        with self._idle:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
     def stop(self) -> None:
-        """Stop listening, shut every open connection down and join the threads."""
+        """Stop listening, let the requests being answered finish (for at most
+        `FINISH_TIMEOUT` seconds), then shut every open connection down and join the
+        threads."""
         server, self._server = self._server, None
         if server is None:
             return
         server.shutdown()
+        with self._idle:
+            self._idle.wait_for(lambda: self._busy == 0, FINISH_TIMEOUT)
         with self._lock:
             for connection in list(self._open):
                 with contextlib.suppress(OSError):

@@ -84,6 +84,8 @@ class _Written:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = _IDLE_TIMEOUT
+    # Frames go out as written (TCP_NODELAY), not held for the client's delayed ACK.
+    disable_nagle_algorithm = True
     server: _HTTPServer
     written: _Written | None = None
     """The response being written, while the owner records exchanges."""
