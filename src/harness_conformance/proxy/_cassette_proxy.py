@@ -7,8 +7,9 @@ the client asked for), the cassette (`CassetteUse`, opened with ``intercept=Fals
 plays it or refuses it under its record mode, and a refusal is the same
 `CassetteError`, remembered on the cassette. The client gets:
 
-- a recorded answer, status and headers as recorded, an event-stream body sent event by
-  event in chunked transfer encoding;
+- a recorded answer, status and headers as recorded, an event-stream body in chunked
+  transfer encoding: whole events a few kilobytes at a time, or event by event at the
+  recorded pace;
 - for a miss, `MISS_STATUS` with a JSON error body carrying the code, the cassette and
   the whole message with its diff (and the code in the `CODE_HEADER` header);
 - while recording, the upstream's answer passed on as it arrives, piece by piece, and
@@ -55,6 +56,7 @@ CODE_HEADER = "x-harness-conformance-code"
 NO_UPSTREAM = "http://upstream.invalid"
 """The upstream of a replay whose cassette records no request: every request misses."""
 
+_BATCH = 16 * 1024
 _DROPPED = HOP_BY_HOP | {"content-length", "content-encoding"}
 _BEARER = re.compile(r"^\s*(?:bearer|basic|token)\s+", re.IGNORECASE)
 
@@ -74,6 +76,22 @@ def _header_list(headers: Mapping[str, Any]) -> list[tuple[str, str]]:
         for value in values if isinstance(values, list | tuple) else [values]:
             pairs.append((str(name), str(value)))
     return pairs
+
+
+def _batches(events: list[bytes], size: int) -> list[bytes]:
+    """``events`` joined into pieces of about ``size`` bytes, each ending with an event."""
+    pieces: list[bytes] = []
+    current: list[bytes] = []
+    held = 0
+    for event in events:
+        current.append(event)
+        held += len(event)
+        if held >= size:
+            pieces.append(b"".join(current))
+            current, held = [], 0
+    if current:
+        pieces.append(b"".join(current))
+    return pieces
 
 
 def _body_of(response: Mapping[str, Any]) -> bytes:
@@ -297,7 +315,11 @@ class CassetteProxy:
             handler.send_whole(code, headers, body)
             return
         handler.send_head(code, headers, length=None)
-        for number, event in enumerate(events_of(body)):
+        if not times:
+            # As fast as possible: whole events, a socket buffer's worth at a time.
+            for piece in _batches(events_of(body), _BATCH):
+                handler.send_chunk(piece)
+        for number, event in enumerate(events_of(body) if times else ()):
             self._wait(arrived, times[number : number + 1])
             handler.send_chunk(event)
         handler.end_chunks()
