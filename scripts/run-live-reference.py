@@ -17,9 +17,15 @@ working folder and ``TMPDIR``) with a dummy key, and must give:
   reenactable`` for the reason the scenario names (a feature our loop lacks);
 - the traffic the server answered, written as a cassette (`write_exchanges`), whose
   replay through the loop ends each turn as the reference's log does, with no
-  violation.
+  violation;
+- the same run through the recording proxy (`proxy_cassette`), recorded in front of
+  the server into ``proxy.yaml`` and replayed from it alone with the server stopped: a
+  clean report each time, and two session logs that agree event for event
+  (`comparable_events`). The first scenario is replayed once more for a changed task:
+  the proxy reports ``CASSETTE_MISMATCH`` misses and the turn ends with an error.
 
-``--keep DIR`` keeps every scenario's folder (logs, cassette, output) in ``DIR``;
+``--keep DIR`` keeps every scenario's folder (logs, cassettes, output, the proxied
+runs under ``proxied/``) in ``DIR``;
 ``--only NAME`` runs the scenarios whose names contain ``NAME``.
 
 Exit status: 0 when every scenario passes, 1 when one fails (each failure is named),
@@ -32,31 +38,34 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.util
-import json
 import os
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _live_proxy import (
+    CHANGED,
+    answers,
+    comparable_events,
+    disagreement,
+    one_line,
+    path_after_origin,
+)
 from _npm_cache import cache_root, npm_ci, partial_for, run_step, settle
 
 from harness_conformance import check_log, read_session_log
 from harness_conformance.cassettes import replay_foreign, write_exchanges
-from harness_conformance.events import DurableEvent, TurnEndEvent, event_to_json
+from harness_conformance.events import TurnEndEvent
 from harness_conformance.proxy import ProxyReport, proxy_cassette
 from harness_conformance.reenactment import reenact
-from harness_conformance.replay import normalize_events
 from harness_conformance.server import LoopbackModelServer
 
 RUNNER = Path(__file__).resolve().parents[1] / "runners" / "live-reference"
@@ -322,215 +331,124 @@ def _check_replay(
 # -- the recording proxy in front of the command line ---------------------------------
 
 
-CHANGED = " Answer in one word."
-"""What the miss step adds to a scenario's task, so its first request matches no
-recording."""
-
-
-def path_after_origin(base_url: str, origin: str) -> str:
-    """What follows ``origin`` in ``base_url`` (``"/v1"``), for a client's base URL on the
-    proxy; ValueError when ``base_url`` is not on ``origin``."""
-    if base_url != origin and not base_url.startswith(origin.rstrip("/") + "/"):
-        raise ValueError(f"the base URL {base_url!r} is not on the origin {origin!r}")
-    return base_url[len(origin.rstrip("/")) :].rstrip("/")
-
-
-def _concurrent(event: DurableEvent) -> bool:
-    """Whether ``event`` is the title the side request answered: it is logged when that
-    request completes, so it lands anywhere among the turn's events."""
-    data = event_to_json(event).get("data")
-    source = data.get("source") if isinstance(data, dict) else None
-    kind = source.get("kind") if isinstance(source, dict) else None
-    return event.type == "session/title" and kind != "fallback"
-
-
-def _renumbered(value: Any, numbers: dict[int, int]) -> Any:
-    if isinstance(value, list):
-        return [_renumbered(item, numbers) for item in value]
-    if not isinstance(value, dict):
-        return value
-    out: dict[str, Any] = {}
-    for key, item in value.items():
-        if key.endswith("Seqs") and isinstance(item, list):
-            out[key] = [numbers.get(seq, "<set aside>") for seq in item]
-        elif key == "delayMs" and isinstance(item, int | float):
-            out[key] = 0
-        else:
-            out[key] = _renumbered(item, numbers)
-    return out
-
-
-def comparable_events(events: Sequence[DurableEvent]) -> list[dict[str, Any]]:
-    """A log's events in the form two runs of one scenario must agree on: the title the
-    side request answered moved after the other events, then `normalize_events` (times
-    zeroed, ids and UUIDs replaced by tokens numbered by first appearance, this
-    machine's paths by theirs), then ``seq`` renumbered in that order (a moved event's
-    is None) and every ``...Seqs`` reference with it, and each retry's ``delayMs``
-    zeroed (the reference draws the backoff with jitter)."""
-    kept = [event for event in events if not _concurrent(event)]
-    aside = [event for event in events if _concurrent(event)]
-    numbers = {event.seq: number for number, event in enumerate(kept) if event.seq is not None}
-    normalized = normalize_events([*kept, *aside])
-    for number, item in enumerate(normalized):
-        item["seq"] = number if number < len(kept) else None
-    return [_renumbered(item, numbers) for item in normalized]
-
-
-def _log_events(path: Path) -> list[dict[str, Any]]:
-    return comparable_events(read_session_log(path).events)
-
-
-def disagreement(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> str | None:
-    """Where two normalised event lists first part, in words; None when they agree."""
-    for index, (one, other) in enumerate(zip(recorded, replayed, strict=False)):
-        if one != other:
-            return (
-                f"event {index} differs: recorded {json.dumps(one, sort_keys=True)[:300]}, "
-                f"replayed {json.dumps(other, sort_keys=True)[:300]}"
-            )
-    if len(recorded) != len(replayed):
-        return f"{len(recorded)} events recorded, {len(replayed)} replayed"
-    return None
-
-
-def _answers(origin: str) -> bool:
-    """Whether anything accepts a connection at ``origin``."""
-    parts = urlsplit(origin)
-    try:
-        with socket.create_connection((parts.hostname, parts.port), timeout=1.0):
-            return True
-    except OSError:
-        return False
-
-
-def _report_problems(report: ProxyReport) -> list[str]:
-    found = [f"miss {miss.code}: {str(miss).splitlines()[0][:200]}" for miss in report.misses]
-    found += [f"unused: {str(report.unused)[:300]}"] if report.unused is not None else []
-    found += [f"broken: {text[:200]}" for text in report.broken]
-    if report.closing is not None:
-        found.append(f"closing {report.closing.code}: {str(report.closing)[:200]}")
-    return found
-
-
 @dataclass
 class Proxied:
-    """One run of the command line through the proxy: None for a run past `RUN_LIMIT`."""
+    """One run of the command line through the proxy (``run`` None: past `RUN_LIMIT`)."""
 
     run: subprocess.CompletedProcess[str] | None
     report: ProxyReport
     logs: list[Path]
 
-
-def _through_proxy(
-    installed: Path, step: Path, name: str, scenario: Any, serving: Any, suffix: str, task: str
-) -> Proxied:
-    """Run the command line against the proxy ``serving`` (a `proxy_cassette`) starts,
-    in ``step / name``. Every run of a step works in ``step / "work"``, since that path
-    is in the system text of each request: the folder is made new for the run and moved
-    into ``step / name`` after it."""
-    work = step / "work"
-    _seed(work, scenario)
-    with serving as proxy:
-        run = _run_dsh(installed, step / name, work, scenario, proxy.proxy.base_url + suffix, task)
-    work.rename(step / name / "work")
-    return Proxied(run, proxy.report, _session_logs(step / name))
+    def events(self) -> list[dict[str, Any]]:
+        return comparable_events(read_session_log(self.logs[0]).events)
 
 
-def _check_run(outcome: Outcome, phase: str, done: Proxied, exit_code: int | None) -> bool:
-    """The report's problems, the exit status (``None``: any but 0) and the one log;
-    False when there is no log to read."""
-    for problem in _report_problems(done.report):
-        outcome.check(False, f"proxy {phase}: {problem}")
-    if done.run is None:
-        outcome.check(False, f"proxy {phase}: the command line ran past {RUN_LIMIT:.0f} s")
-        return False
-    status, detail = done.run.returncode, _last_line(done.run.stderr)
-    holds = status != 0 if exit_code is None else status == exit_code
-    expected = "not 0" if exit_code is None else exit_code
-    outcome.check(holds, f"proxy {phase}: exit status {status}, expected {expected} ({detail})")
-    outcome.check(len(done.logs) == 1, f"proxy {phase}: {len(done.logs)} session logs written")
-    return len(done.logs) == 1
+@dataclass
+class ProxyStep:
+    """The proxied runs of one scenario: its cassette is ``folder / "proxy.yaml"``, each
+    phase runs in ``folder / "proxied" / PHASE``, each against ``proxy.base_url +
+    suffix``."""
 
+    outcome: Outcome
+    scenario: Any
+    installed: Path
+    folder: Path
+    suffix: str = ""
 
-def run_proxy_step(
-    outcome: Outcome,
-    scenario: Any,
-    installed: Path,
-    folder: Path,
-    scenarios: ModuleType,
-    miss: bool,
-) -> None:
-    """Record the scenario through `proxy_cassette` in front of the loopback server into
-    ``folder / "proxy.yaml"``, replay it with the server stopped, and with ``miss``
-    replay it once more for a changed task, in ``folder / "proxied" / PHASE``."""
-    before = len(outcome.problems)
-    step, cassette = folder / "proxied", folder / "proxy.yaml"
-    router = scenarios.Router(scenario)
-    with LoopbackModelServer(router.script()) as server:
-        suffix = path_after_origin(server.base_url, server.origin)
-        recording = proxy_cassette(cassette, upstream=server.origin, mode="once")
-        record = _through_proxy(
-            installed, step, "record", scenario, recording, suffix, scenario.task
+    @property
+    def cassette(self) -> Path:
+        return self.folder / "proxy.yaml"
+
+    def run(self, phase: str, serving: Any, task: str | None = None) -> Proxied:
+        """Run the command line against the proxy ``serving`` (a `proxy_cassette`)
+        starts. Every phase works in ``proxied / "work"``, since that path is in the
+        system text of each request: it is made new and moved into the phase's folder
+        after the run."""
+        step = self.folder / "proxied"
+        work, where = step / "work", step / phase
+        _seed(work, self.scenario)
+        with serving as proxy:
+            url = proxy.proxy.base_url + self.suffix
+            run = _run_dsh(
+                self.installed, where, work, self.scenario, url, task or self.scenario.task
+            )
+        work.rename(where / "work")
+        return Proxied(run, proxy.report, _session_logs(where))
+
+    def check_run(self, phase: str, done: Proxied) -> bool:
+        """A clean report, the scenario's exit status and one log; False when there is
+        no log to read."""
+        report, check, expected = done.report, self.outcome.check, self.scenario.exit_code
+        for miss in report.misses:
+            check(False, f"proxy {phase}: miss {miss.code}: {one_line(miss)}")
+        check(report.unused is None, f"proxy {phase}: unused: {one_line(report.unused)}")
+        for text in report.broken:
+            check(False, f"proxy {phase}: broken: {text[:200]}")
+        check(report.closing is None, f"proxy {phase}: closing: {one_line(report.closing)}")
+        if done.run is None:
+            check(False, f"proxy {phase}: the command line ran past {RUN_LIMIT:.0f} s")
+            return False
+        status, last = done.run.returncode, _last_line(done.run.stderr)
+        check(status == expected, f"proxy {phase}: exit status {status}, not {expected} ({last})")
+        check(len(done.logs) == 1, f"proxy {phase}: {len(done.logs)} session logs written")
+        return len(done.logs) == 1
+
+    def record_and_replay(self, scenarios: ModuleType) -> None:
+        """Record through `proxy_cassette` in front of the loopback server, then replay
+        with the server stopped: clean reports, and logs that agree."""
+        before, check = len(self.outcome.problems), self.outcome.check
+        router = scenarios.Router(self.scenario)
+        with LoopbackModelServer(router.script()) as server:
+            self.suffix = path_after_origin(server.base_url, server.origin)
+            record = self.run(
+                "record", proxy_cassette(self.cassette, upstream=server.origin, mode="once")
+            )
+        check(not server.problems, f"proxy record: unanswered requests: {server.problems}")
+        check(
+            not router.replies, f"proxy record: replies never asked for ({', '.join(router.asked)})"
         )
-    asked = ", ".join(router.asked)
-    outcome.check(not server.problems, f"proxy record: unanswered requests: {server.problems}")
-    outcome.check(not router.replies, f"proxy record: replies never asked for ({asked})")
-    outcome.check(
-        record.report.recorded == len(server.requests),
-        f"proxy record: {record.report.recorded} exchanges recorded of {len(server.requests)}",
-    )
-    if _check_run(outcome, "record", record, scenario.exit_code):
-        endings = _turn_endings(record.logs[0])
-        outcome.check(endings == [dict(scenario.ending)], f"proxy record: turn endings {endings}")
-        outcome.check(not _answers(server.origin), f"proxy replay: {server.origin} still answers")
-        replaying = proxy_cassette(cassette, mode="none")
-        replay = _through_proxy(
-            installed, step, "replay", scenario, replaying, suffix, scenario.task
-        )
-        outcome.check(
-            replay.report.served == record.report.recorded,
-            f"proxy replay: {replay.report.served} requests served of {record.report.recorded}",
-        )
-        if _check_run(outcome, "replay", replay, scenario.exit_code):
-            differs = disagreement(_log_events(record.logs[0]), _log_events(replay.logs[0]))
-            outcome.check(differs is None, f"proxy replay: the logs disagree: {differs}")
-    outcome.proxy = "agreed" if len(outcome.problems) == before else "FAILED"
-    if miss:
-        outcome.missed = "FAILED"
-        if outcome.proxy == "agreed":
-            _check_miss(outcome, scenario, installed, step, cassette, suffix)
+        recorded, answered = record.report.recorded, len(server.requests)
+        check(recorded == answered, f"proxy record: {recorded} of {answered} exchanges recorded")
+        if self.check_run("record", record):
+            endings = _turn_endings(record.logs[0])
+            check(endings == [dict(self.scenario.ending)], f"proxy record: turn endings {endings}")
+            check(not answers(server.origin), f"proxy replay: {server.origin} still answers")
+            replay = self.run("replay", proxy_cassette(self.cassette, mode="none"))
+            served = replay.report.served
+            check(served == recorded, f"proxy replay: {served} requests served of {recorded}")
+            if self.check_run("replay", replay):
+                differs = disagreement(record.events(), replay.events())
+                check(differs is None, f"proxy replay: the logs disagree: {differs}")
+        self.outcome.proxy = "agreed" if len(self.outcome.problems) == before else "FAILED"
 
-
-def _check_miss(
-    outcome: Outcome, scenario: Any, installed: Path, step: Path, cassette: Path, suffix: str
-) -> None:
-    """A replay for a changed task: every request misses with ``CASSETTE_MISMATCH`` and
-    a diff showing the change, and the command line ends its turn with an error."""
-    before = len(outcome.problems)
-    replaying = proxy_cassette(cassette, mode="none")
-    task = scenario.task + CHANGED
-    done = _through_proxy(installed, step, "miss", scenario, replaying, suffix, task)
-    misses, report = done.report.misses, done.report
-    codes = sorted({miss.code for miss in misses})
-    outcome.check(codes == ["CASSETTE_MISMATCH"], f"proxy miss: the misses' codes are {codes}")
-    outcome.check(
-        all(CHANGED.strip() in str(miss) for miss in misses),
-        "proxy miss: a miss's diff does not show the changed task",
-    )
-    outcome.check(report.served == 0, f"proxy miss: {report.served} requests served")
-    unused = report.unused is not None and report.unused.code == "CASSETTE_UNUSED"
-    outcome.check(unused, "proxy miss: the unplayed recordings are not reported")
-    ended: list[dict[str, Any]] = []
-    if done.run is None or len(done.logs) != 1:
-        outcome.check(False, "proxy miss: the command line ran past its time or left no log")
-    else:
-        outcome.check(done.run.returncode != 0, "proxy miss: the command line exited 0")
-        ended = _turn_endings(done.logs[0])
-        kinds = {ending["kind"] for ending in ended}
-        outcome.check(kinds == {"error"}, f"proxy miss: turn endings {ended}, expected an error")
-    if len(outcome.problems) == before:
-        codes_ended = ", ".join(f"error {ending.get('code')}" for ending in ended)
-        outcome.missed = f"{len(misses)} CASSETTE_MISMATCH misses, the turn ended {codes_ended}"
+    def miss(self) -> None:
+        """Replay for a changed task: every request misses with ``CASSETTE_MISMATCH`` and
+        a diff showing the change, nothing is served, the unplayed recordings are
+        reported, and the command line ends its turn with an error and fails."""
+        before, check = len(self.outcome.problems), self.outcome.check
+        done = self.run(
+            "miss", proxy_cassette(self.cassette, mode="none"), self.scenario.task + CHANGED
+        )
+        report, misses = done.report, done.report.misses
+        codes = sorted({miss.code for miss in misses})
+        check(codes == ["CASSETTE_MISMATCH"], f"proxy miss: the misses' codes are {codes}")
+        shown = all(CHANGED.strip() in str(miss) for miss in misses)
+        check(shown, "proxy miss: a miss's diff does not show the changed task")
+        check(report.served == 0, f"proxy miss: {report.served} requests served")
+        unused = report.unused is not None and report.unused.code == "CASSETTE_UNUSED"
+        check(unused, "proxy miss: the unplayed recordings are not reported")
+        ended: list[dict[str, Any]] = []
+        if done.run is None or len(done.logs) != 1:
+            check(False, "proxy miss: the command line ran past its limit or left no single log")
+        else:
+            check(done.run.returncode != 0, "proxy miss: the command line exited 0")
+            ended = _turn_endings(done.logs[0])
+            kinds = {ending["kind"] for ending in ended}
+            check(kinds == {"error"}, f"proxy miss: turn endings {ended}, expected an error")
+        errors = ", ".join(f"error {ending.get('code')}" for ending in ended)
+        plural = "" if len(misses) == 1 else "es"
+        found = f"{len(misses)} CASSETTE_MISMATCH miss{plural}, the turn ended {errors}"
+        self.outcome.missed = found if len(self.outcome.problems) == before else "FAILED"
 
 
 def main(argv: list[str]) -> int:
@@ -549,8 +467,13 @@ def main(argv: list[str]) -> int:
             folder = root / scenario.name
             shutil.rmtree(folder, ignore_errors=True)
             outcome = run_scenario(scenario, installed, folder, module)
-            run_proxy_step(outcome, scenario, installed, folder, module, missed is None)
-            missed = missed or outcome
+            step = ProxyStep(outcome, scenario, installed, folder)
+            step.record_and_replay(module)
+            if missed is None:
+                missed = outcome
+                outcome.missed = "FAILED"
+                if outcome.proxy == "agreed":
+                    step.miss()
             mark = "ok" if not outcome.problems else "FAILED"
             requests = f"{outcome.requests:2} requests"
             reenacted = f"{outcome.reenacted:16}"
