@@ -41,6 +41,7 @@ from ..chaos import Fault, events_of, spoiled_answer
 from ..errors import CassetteError
 from ..wire import detect
 from ._http import Handler, HttpSide, ProxiedRequest
+from ._recorded import body_of, header_list, status_of, streamed
 from ._timing import PACES, TIMING_KEY, event_times, recorded_times
 from ._upstream import HOP_BY_HOP, forward
 
@@ -70,14 +71,6 @@ def recorded_origin(cassette: Any) -> str | None:
     return None
 
 
-def _header_list(headers: Mapping[str, Any]) -> list[tuple[str, str]]:
-    pairs: list[tuple[str, str]] = []
-    for name, values in headers.items():
-        for value in values if isinstance(values, list | tuple) else [values]:
-            pairs.append((str(name), str(value)))
-    return pairs
-
-
 def _batches(events: list[bytes], size: int) -> list[bytes]:
     """``events`` joined into pieces of about ``size`` bytes, each ending with an event."""
     pieces: list[bytes] = []
@@ -92,11 +85,6 @@ def _batches(events: list[bytes], size: int) -> list[bytes]:
     if current:
         pieces.append(b"".join(current))
     return pieces
-
-
-def _body_of(response: Mapping[str, Any]) -> bytes:
-    given = (response.get("body") or {}).get("string") or b""
-    return given.encode("utf-8") if isinstance(given, str) else bytes(given)
 
 
 def _json(value: object) -> bytes:
@@ -241,11 +229,12 @@ class CassetteProxy:
         except ValueError:
             body = None
         speaks = detect(live.method, live.uri, body)
-        headers = dict(_header_list(response.get("headers") or {}))
-        status = response.get("status") or {}
-        code = int(status.get("code", 200)) if isinstance(status, Mapping) else 200
         answer = spoiled_answer(
-            fault, speaks.name if speaks else "openai-chat", code, headers, _body_of(response)
+            fault,
+            speaks.name if speaks else "openai-chat",
+            status_of(response),
+            dict(header_list(response)),
+            body_of(response),
         )
         kept = [(n, v) for n, v in answer.headers.items() if n.lower() not in _DROPPED]
         if not answer.head:
@@ -263,7 +252,7 @@ class CassetteProxy:
                 0.0,
             )
             return
-        handler.send_head(answer.status, kept, length=len(_body_of(response)))
+        handler.send_head(answer.status, kept, length=len(body_of(response)))
         handler.wfile.write(answer.body)
         handler.wfile.flush()
         if answer.ends == "stall":
@@ -297,31 +286,22 @@ class CassetteProxy:
         handler.send_whole(502, [("content-type", "application/json")], body)
 
     def _replay(self, handler: Handler, response: Mapping[str, Any], arrived: float) -> None:
-        status = response.get("status") or {}
-        code = int(status.get("code", 200)) if isinstance(status, Mapping) else 200
-        headers = [
-            (name, value)
-            for name, value in _header_list(response.get("headers") or {})
-            if name.lower() not in _DROPPED
-        ]
-        body = _body_of(response)
+        headers = [(n, v) for n, v in header_list(response) if n.lower() not in _DROPPED]
+        body = body_of(response)
         times = recorded_times(response) if self.pace == "recorded" else []
-        streamed = any(
-            name.lower() == "content-type" and "text/event-stream" in value.lower()
-            for name, value in headers
-        )
-        if not streamed or handler.command == "HEAD":
+        if not streamed(headers) or handler.command == "HEAD":
             self._wait(arrived, times[-1:])
-            handler.send_whole(code, headers, body)
+            handler.send_whole(status_of(response), headers, body)
             return
-        handler.send_head(code, headers, length=None)
-        if not times:
+        handler.send_head(status_of(response), headers, length=None)
+        if times:
+            for number, event in enumerate(events_of(body)):
+                self._wait(arrived, times[number : number + 1])
+                handler.send_chunk(event)
+        else:
             # As fast as possible: whole events, a socket buffer's worth at a time.
             for piece in _batches(events_of(body), _BATCH):
                 handler.send_chunk(piece)
-        for number, event in enumerate(events_of(body) if times else ()):
-            self._wait(arrived, times[number : number + 1])
-            handler.send_chunk(event)
         handler.end_chunks()
 
     def _wait(self, arrived: float, at: list[float]) -> None:
@@ -371,12 +351,13 @@ class CassetteProxy:
             handler.close_connection = True
             return
         body = b"".join(pieces)
-        streamed = "text/event-stream" in (reply.header("content-type") or "").lower()
         recorded = {
             "status": {"code": reply.status, "message": reply.reason},
             "headers": {name: [v for n, v in reply.headers if n == name] for name, _ in headers},
             "body": {"string": body},
-            TIMING_KEY: {"events": event_times(arrivals, events_of(body) if streamed else [body])},
+            TIMING_KEY: {
+                "events": event_times(arrivals, events_of(body) if streamed(headers) else [body])
+            },
         }
         with self._lock:
             self.use.cassette.append(live, recorded)

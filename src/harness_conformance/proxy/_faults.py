@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..chaos import FAULT_KINDS, Fault, events_of
+from ._recorded import body_of, header_list, streamed
 
 __all__ = ["FaultSpec", "parse_fault", "place_faults"]
 
@@ -76,20 +77,6 @@ def parse_fault(text: str) -> FaultSpec:
     return FaultSpec(text, kind, given)
 
 
-def _body(response: Mapping[str, Any]) -> bytes:
-    given = (response.get("body") or {}).get("string") or b""
-    return given.encode("utf-8") if isinstance(given, str) else bytes(given)
-
-
-def _streamed(response: Mapping[str, Any]) -> bool:
-    headers = response.get("headers") or {}
-    for name, values in headers.items():
-        if str(name).lower() == "content-type":
-            listed = values if isinstance(values, list | tuple) else [values]
-            return any("text/event-stream" in str(value).lower() for value in listed)
-    return False
-
-
 def place_faults(
     specs: Sequence[FaultSpec], responses: Sequence[Mapping[str, Any]], seed: int
 ) -> list[Fault]:
@@ -102,7 +89,7 @@ def place_faults(
         fits = [
             index
             for index, response in enumerate(responses)
-            if spec.kind not in _EVENT_KINDS or _streamed(response)
+            if spec.kind not in _EVENT_KINDS or streamed(header_list(response))
         ]
         chosen = spec.given.get("interaction")
         if chosen is None:
@@ -119,7 +106,7 @@ def place_faults(
             )
         fields = {k: v for k, v in spec.given.items() if k != "interaction"}
         if "at" not in fields and spec.kind != "status":
-            body = _body(responses[chosen])
+            body = body_of(responses[chosen])
             size = len(events_of(body)) if spec.kind in _EVENT_KINDS else len(body)
             fields["at"] = draw.randrange(max(size, 1))
         placed.append(Fault(interaction=chosen, kind=spec.kind, **fields))

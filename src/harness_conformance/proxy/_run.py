@@ -95,7 +95,6 @@ class ProxyRun:
     has ended."""
 
     proxy: CassetteProxy
-    allow_unused: str | None = None
     faults: tuple[Fault, ...] = ()
     report: ProxyReport | None = field(default=None)
 
@@ -197,7 +196,7 @@ def proxy_cassette(
                 pace=pace,
                 faults=placed,
             )
-            run = ProxyRun(proxy, allow_unused=allow_unused, faults=tuple(placed))
+            run = ProxyRun(proxy, faults=tuple(placed))
             with proxy:
                 yield run
             if use.replaying and allow_unused is None:

@@ -55,11 +55,6 @@ class UpstreamReply:
     _response: Any = field(repr=False)
     _connection: Any = field(repr=False)
 
-    def header(self, name: str) -> str | None:
-        """The first value of header ``name`` (any case), if any."""
-        wanted = name.lower()
-        return next((value for key, value in self.headers if key.lower() == wanted), None)
-
     def chunks(self) -> Iterator[bytes]:
         """The body's bytes in the pieces the socket delivers them (chunked transfer
         encoding removed); raises ``OSError`` or ``http.client.HTTPException`` when the
