@@ -60,6 +60,7 @@ ALLOWED: dict[str, set[str]] = {
     "recording": CORE | {"cassettes", "redaction"},
     "chaos": {"cassettes", "errors", "events", "invariants", "models", "wire"},
     "proxy": {"cassettes", "chaos", "errors", "wire"},
+    "mcp": {"errors", "schema", "strategies"},
     "snapshots": {
         "cassettes",
         "errors",
@@ -76,6 +77,7 @@ ALLOWED: dict[str, set[str]] = {
     | {
         "cassettes",
         "chaos",
+        "mcp",
         "offline",
         "proxy",
         "redaction",
@@ -90,6 +92,7 @@ ALLOWED: dict[str, set[str]] = {
         "cassettes",
         "chaos",
         "conformance",
+        "mcp",
         "proxy",
         "recording",
         "redaction",

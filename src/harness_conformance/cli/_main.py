@@ -21,6 +21,7 @@ from . import (
     _check_log,
     _conformance,
     _fuzz,
+    _mcp,
     _proxy,
     _record,
     _reenact,
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     _conformance.add_conformance(commands)
     _fuzz.add_fuzz(commands)
     _proxy.add_proxy(commands)
+    _mcp.add_mcp(commands)
     return parser
 
 

@@ -132,6 +132,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "variables holding secrets, and checked replay",
         "hc_invariants(profile, reason=None): invariant profile; 'off' needs a reason",
         "hc_allow_unused(reason): recorded interactions may go unplayed, for this reason",
+        "hc_mcp(command=None, url=None, env=None, cwd=None, call_timeout=10.0, "
+        "start_timeout=30.0): "
+        "the MCP server the hc_mcp fixture starts (over stdio, or at a Streamable HTTP url)",
         "hc_proxy(upstream=None, pace='fast', faults=(), seed=0): the base URL of the API "
         "the hc_proxy fixture records from (default: --hc-base-url, else the provider's), "
         "the pace its replayed answers are sent at ('recorded': as they arrived when "
@@ -341,3 +344,14 @@ def validation_report() -> Callable[..., Any]:
     from ..snapshots import validation_report as build
 
     return build
+
+
+@pytest.fixture
+def hc_mcp(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The MCP server ``@pytest.mark.hc_mcp`` names, started for this test (an
+    `McpCheck`): ``hc_mcp.assert_conforms()`` checks its answers to bad tool arguments,
+    ``hc_mcp.call(tool, arguments)`` makes one call."""
+    from ._mcp import started
+
+    with started(request.node) as check:
+        yield check
