@@ -22,6 +22,7 @@ from . import (
     _conformance,
     _fuzz,
     _mcp,
+    _merge,
     _proxy,
     _record,
     _reenact,
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     _fuzz.add_fuzz(commands)
     _proxy.add_proxy(commands)
     _mcp.add_mcp(commands)
+    _merge.add_merge(commands)
     return parser
 
 

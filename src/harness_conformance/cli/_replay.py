@@ -24,19 +24,23 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
 
 from ._cassette_check import CassetteResult, acheck_cassette, check_cassette
-from ._output import Progress, plural, render_table
+from ._output import Progress, UsageError, plural, render_table
 from ._report import (
     check_report_path,
     find_inputs,
+    same_file,
     without_report,
 )
+from ._shard import assign, parse_shard, read_durations, store_durations
 from ._spool import SpooledLines, SpooledReport, SpooledTable
 
 __all__ = [
@@ -45,6 +49,7 @@ __all__ = [
     "check_cassette",
     "render_results",
     "report_data",
+    "summary_from_totals",
     "summary_line",
 ]
 
@@ -184,6 +189,11 @@ def summary_line(results: Sequence[CassetteResult]) -> str:
     return _summary(_totals(results))
 
 
+def summary_from_totals(totals: Mapping[str, int]) -> str:
+    """`summary_line` of the totals a ``--json`` report holds."""
+    return _summary(totals)
+
+
 def _summary(totals: Mapping[str, int]) -> str:
     parts = [
         plural(totals["cassettes"], "cassette"),
@@ -307,7 +317,28 @@ def _run(args: argparse.Namespace) -> int:
         report,
         args.paths,
     )
+    stored = check_report_path(args.store_durations)
+    for durations_file in (args.durations, stored):  # never a cassette, when in a folder
+        if durations_file is not None and Path(durations_file).exists():
+            files = [file for file in files if not same_file(file.path, Path(durations_file))]
+    shard_head: dict[str, Any] = {}
+    if args.shard is not None:
+        shard = parse_shard(args.shard)
+        costs = read_durations(Path(args.durations)) if args.durations else None
+        positions = assign(files, shard, costs)
+        shard_head = {
+            "shard": {
+                "index": shard.index,
+                "count": shard.count,
+                "of": len(files),
+                "positions": positions,
+            }
+        }
+        files = [files[position] for position in positions]
+    elif args.durations is not None:
+        raise UsageError("--durations balances the shards: give --shard K/N with it")
     fail_on_invalid = bool(args.fail_on_invalid_args)
+    seconds: dict[str, float] = {}
     totals = dict.fromkeys(_TOTALS, 0)
     passed: list[bool] = []
     with (
@@ -319,7 +350,9 @@ def _run(args: argparse.Namespace) -> int:
 
         async def replay_all() -> None:  # one event loop for every cassette
             for file in files:
+                started = time.perf_counter()
                 item = await acheck_cassette(file, args.invariants)
+                seconds[file.name] = time.perf_counter() - started
                 table.add(_row(item, fail_on_invalid))
                 details.extend(_details(item))
                 if report is not None:
@@ -338,9 +371,10 @@ def _run(args: argparse.Namespace) -> int:
         finally:
             gc.unfreeze()
         if report is not None:
-            entries.write(
-                report, _report_head(args.invariants, fail_on_invalid, all(passed), totals)
-            )
+            head = _report_head(args.invariants, fail_on_invalid, all(passed), totals)
+            entries.write(report, {**head, **shard_head})
+        if stored is not None:
+            store_durations(stored, seconds)
         out = sys.stdout
         if not args.quiet:
             for line in table.lines():
@@ -386,4 +420,19 @@ def add_replay(commands: Any) -> None:
         ),
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print the summary line only")
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="replay only the K-th of N parts of the cassettes (merge joins their reports)",
+    )
+    parser.add_argument(
+        "--durations",
+        metavar="FILE",
+        help="balance the shards by the seconds in FILE (as --store-durations writes it)",
+    )
+    parser.add_argument(
+        "--store-durations",
+        metavar="FILE",
+        help="add each cassette's replay time in seconds to FILE (JSON, name to seconds)",
+    )
     parser.set_defaults(run=_run)

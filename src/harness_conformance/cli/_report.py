@@ -26,6 +26,7 @@ __all__ = [
     "find_inputs",
     "real_path",
     "refuse_input",
+    "same_file",
     "unreadable",
     "without_report",
     "write_report",
@@ -224,7 +225,7 @@ def check_report_path(report: str | None) -> Path | None:
     return path
 
 
-def _same_file(one: Path, other: Path) -> bool:
+def same_file(one: Path, other: Path) -> bool:
     """Whether the two paths lead to one file: the same path once symbolic links are
     followed, or, when both exist, the same file under two names (a hard link)."""
     if real_path(one) == real_path(other):
@@ -240,7 +241,7 @@ def refuse_input(output: Path, option: str, inputs: Iterable[str | os.PathLike[s
     command's ``inputs`` (symbolic links followed, hard links seen): no command writes
     over what it reads."""
     for source in inputs:
-        if _same_file(output, Path(source)):
+        if same_file(output, Path(source)):
             raise UsageError(
                 f"{option} {output} is the input {os.fspath(source)}: writing it would replace "
                 "that file; name another output file"
@@ -272,7 +273,7 @@ def without_report(
     refuse_input(report, "--json", (a for a in arguments if Path(a).is_file()))
     kept: list[InputFile] = []
     for file in files:
-        if not _same_file(file.path, report):
+        if not same_file(file.path, report):
             kept.append(file)
         elif not _is_report(report):
             refuse_input(report, "--json", [file.path])
