@@ -3,10 +3,10 @@ sort, and small enough to hold for tens of thousands of files."""
 
 from __future__ import annotations
 
-import tracemalloc
+import subprocess
+import sys
 from pathlib import Path
 
-from harness_conformance.cli import _report as report_module
 from harness_conformance.cli._report import InputFile, find_inputs
 
 
@@ -45,21 +45,33 @@ def test_a_file_reached_twice_is_listed_once(tmp_path: Path) -> None:
     assert [f.path.name for f in found] == ["a.yaml"]
 
 
+_MEASURE = """
+import sys, tracemalloc
+from harness_conformance.cli import _report
+tracemalloc.start(64)
+found = _report.find_inputs([sys.argv[1]], [".yaml"], what="c", plural_what="cs")
+snapshot = tracemalloc.take_snapshot()
+below = tracemalloc.Filter(True, _report.__file__, all_frames=True)
+held = sum(stat.size for stat in snapshot.filter_traces([below]).statistics("filename"))
+print(len(found), held)
+"""
+
+
 def test_an_input_list_holds_little_per_file(tmp_path: Path) -> None:
     count = 2_000
     for folder in range(20):
         (tmp_path / f"d{folder:02d}").mkdir()
     for index in range(count):
         (tmp_path / f"d{index % 20:02d}" / f"cassette-{index:05d}-{'x' * 40}.yaml").touch()
-    # Only what is allocated below find_inputs counts: the threads a test run keeps
-    # (xdist's channel, servers of other tests) allocate meanwhile too.
-    tracemalloc.start(64)
-    try:
-        found = find_inputs([str(tmp_path)], [".yaml"], what="c", plural_what="cs")
-        snapshot = tracemalloc.take_snapshot()
-    finally:
-        tracemalloc.stop()
-    below = tracemalloc.Filter(True, report_module.__file__, all_frames=True)
-    held = sum(stat.size for stat in snapshot.filter_traces([below]).statistics("filename"))
-    assert len(found) == count
+    # Measured in a fresh interpreter, below find_inputs only: what other tests of the
+    # worker left running or installed allocates nothing there.
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    listed, held = (int(word) for word in done.stdout.split())
+    assert listed == count
     assert held / count < 300, f"{held / count:.0f} bytes per listed file"
