@@ -413,6 +413,73 @@ def _proxy(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     return [], rows, {"notes": _proxy_notes(data)}
 
 
+def _shards(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
+    summary, measured = data["summary"], data["measured"]
+    covered, merged = summary["covered"], summary["merged_equal"]
+    targets = [
+        Target.boolean(
+            "shards",
+            "shards: together every cassette once (2 and 4 shards)",
+            "yes" if covered else "no",
+            covered,
+        ),
+        Target.boolean(
+            "shards",
+            "shards: merged report equals the whole run's, exit status included",
+            "yes" if merged else "no",
+            merged,
+        ),
+        Target(
+            "shards",
+            f"shards: CPU of the shards added up / one run's, {measured['cassettes']:,} "
+            "cassettes (the larger of 2 and 4 shards)",
+            "shards' CPU / one run's",
+            summary["cpu_ratio"],
+            summary["cpu_target"],
+            higher_is_better=False,
+            zh=ZH["shards_cpu"].format(count=f"{measured['cassettes']:,}"),
+            plotted=False,
+        ),
+        Target(
+            "shards",
+            "shards: peak RSS of a shard against one run's, either way (memory stays flat)",
+            "shard peak / one run's",
+            summary["peak_ratio"],
+            summary["flat"],
+            higher_is_better=False,
+            zh=ZH["shards_peak"],
+            plotted=False,
+        ),
+    ]
+    rows = []
+    for count, row in measured["counts"].items():
+        sizes = row.get("cassettes", [measured["cassettes"]])
+        for index, (run, size) in enumerate(zip(row["runs"], sizes, strict=True), start=1):
+            rows.append(
+                [
+                    count,
+                    f"{index}/{count}",
+                    f"{size:,}",
+                    f"{run['seconds']:.1f}",
+                    f"{run['cpu_seconds']:.1f}",
+                    f"{run['max_rss_mib']:.1f}",
+                ]
+            )
+    checks = [
+        [
+            count,
+            str(row["missing"]),
+            str(row["twice"]),
+            "yes" if row["merged_equal"] else "no",
+            f"{row['cpu_ratio']:.3f}x",
+            f"{row['peak_ratio']:.2f}x",
+        ]
+        for count, row in measured["counts"].items()
+        if count != "1"
+    ]
+    return targets, rows, {"more": [("shard_checks", checks)]}
+
+
 Reader = Callable[[dict[str, Any]], tuple[list[Target], list[list[str]], dict[str, Any]]]
 READERS: dict[str, Reader] = {
     "validate": _validate,
@@ -421,4 +488,5 @@ READERS: dict[str, Reader] = {
     "loop": _loop,
     "generate": _generate,
     "proxy": _proxy,
+    "shards": _shards,
 }

@@ -83,6 +83,16 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "Argument generation",
                 "Milliseconds per 50 drawn examples, median over the schemas each tool drew for.",
             ),
+            "shards": (
+                "Sharded replay",
+                "Copies of the recorded corpus replayed by `harness-conformance replay` once "
+                "whole and once per shard of 2 and of 4 (`--shard K/N`), each run alone in a "
+                "process of its own; CPU is the user and system time of the run's process "
+                "tree, peak RSS its largest process. Per count of shards the second table "
+                "checks that the shards together hold every cassette once, that `merge` of "
+                "their reports equals the whole run's report, and sets their CPU and memory "
+                "beside the whole run's.",
+            ),
             "proxy": (
                 "Recording proxy",
                 "Milliseconds per request for the same recorded answer: replayed in process by "
@@ -131,6 +141,15 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "p90 ms",
                 "undeclared keys",
                 "invalid examples",
+            ],
+            "shards": ["shards", "shard", "cassettes", "wall s", "CPU s", "peak RSS MiB"],
+            "shard_checks": [
+                "shards",
+                "missing",
+                "twice",
+                "merged = one run",
+                "CPU / one run",
+                "peak / one run",
             ],
             "proxy": [
                 "cassette",
@@ -204,6 +223,14 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "参数生成",
                 "每抽取 50 个样例的毫秒数，取各工具成功抽样的 schema 的中位数。",
             ),
+            "shards": (
+                "分片回放",
+                "录像语料的副本由 `harness-conformance replay` 完整回放一次，再按 2 个和 4 个"
+                "分片（`--shard K/N`）逐片回放，每次运行单独占用一个独立进程；CPU 是该次运行"
+                "进程树的用户态与内核态时间，峰值 RSS 取其中最大进程的值。第二张表按分片数"
+                "检查：各分片合起来恰好包含每个录像一次，`merge` 合并各分片报告后与完整运行的"
+                "报告相同，并把各分片的 CPU 与内存同完整运行相比。",
+            ),
             "proxy": (
                 "录制代理",
                 "同一段录制的回答每个请求的毫秒数：由 `use_cassette` 在进程内回放，经由同一"
@@ -250,6 +277,15 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "p90 毫秒",
                 "未声明的键",
                 "无效样例",
+            ],
+            "shards": ["分片数", "分片", "录像数", "墙钟秒", "CPU 秒", "峰值 RSS MiB"],
+            "shard_checks": [
+                "分片数",
+                "缺少",
+                "重复",
+                "合并 = 单次运行",
+                "CPU / 单次运行",
+                "峰值 / 单次运行",
             ],
             "proxy": [
                 "录像",
@@ -303,6 +339,10 @@ ZH: dict[str, str] = {
         "算法相遇的结果：代理和回环服务器的处理程序先写回答的头部，再把每个事件作为小块"
         "分别发送，且没有设置 `TCP_NODELAY`，于是一次小块发送要等到前一次被确认。"
     ),
+    "shards_cpu": (
+        "分片：各分片 CPU 之和 / 单次运行的 CPU，{count} 个录像（2 个与 4 个分片中较大者）"
+    ),
+    "shards_peak": "分片：单个分片的峰值 RSS 与单次运行之比，取两个方向中较大者（内存保持平稳）",
     "xdist_slower": (
         "在这台机器上（{cores} 核），回放 {count} 个录像时 `pytest -n 2` 比单进程更慢"
         "（{parallel:.1f} 秒对 {serial:.1f} 秒）。"
@@ -318,6 +358,12 @@ _ZH_LABELS = {
         "对所有可满足的 schema 都能抽出有效样例"
     ),
     "ours: no undeclared keys": ("我们的样例没有未声明的键"),
+    "shards: together every cassette once (2 and 4 shards)": (
+        "分片：合起来每个录像恰好一次（2 个与 4 个分片）"
+    ),
+    "shards: merged report equals the whole run's, exit status included": (
+        "分片：合并后的报告与完整运行的相同，退出状态也相同"
+    ),
 }
 
 

@@ -2,7 +2,8 @@
 
     python _rusage.py OUTPUT -- COMMAND...
 
-The command's output goes to the file ``OUTPUT``. The peak memory is
+The command's output goes to the file ``OUTPUT``. The CPU time is the user and system
+time of the command's whole tree that was waited for; the peak memory is
 ``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss`` of this process once the command has
 ended: the largest resident set of any process of the command's tree that was waited
 for (the pytest-xdist controller and its workers alike), so each measured command runs
@@ -28,9 +29,12 @@ def main(argv: list[str]) -> int:
         start = time.perf_counter()
         code = subprocess.run(argv[3:], stdout=output, stderr=subprocess.STDOUT).returncode
         seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    mib = peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
-    print(json.dumps({"seconds": seconds, "max_rss_mib": mib, "returncode": code}))
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    mib = usage.ru_maxrss / (1 << 20) if sys.platform == "darwin" else usage.ru_maxrss / 1024
+    cpu = usage.ru_utime + usage.ru_stime
+    print(
+        json.dumps({"seconds": seconds, "cpu_seconds": cpu, "max_rss_mib": mib, "returncode": code})
+    )
     return 0
 
 

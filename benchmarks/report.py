@@ -39,7 +39,7 @@ from _report_text import render
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PEERS_VENV = HERE / ".peers-venv"
-NAMES = ("validate", "replay", "replay_scale", "loop", "generate", "proxy")
+NAMES = ("validate", "replay", "replay_scale", "loop", "generate", "proxy", "shards")
 
 
 def _peers_python() -> Path:

@@ -43,6 +43,7 @@ CORE = {
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "parsing": set(),
+    "sharding": {"parsing"},
     "offline": {"errors"},
     "schema": {"errors"},
     "events": {"errors", "parsing"},
@@ -82,6 +83,7 @@ ALLOWED: dict[str, set[str]] = {
         "proxy",
         "redaction",
         "replay",
+        "sharding",
         "snapshots",
         "standard",
         "strategies",
@@ -98,6 +100,7 @@ ALLOWED: dict[str, set[str]] = {
         "redaction",
         "reenactment",
         "replay",
+        "sharding",
     },
     # The facade, the session-log path, the version and ``python -m``.
     "__init__": CORE - {"parsing"} | {"_version", "cassettes", "reenactment", "replay"},

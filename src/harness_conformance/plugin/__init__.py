@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Generator, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..redaction import SECRET_ENV_VARS
+from ._settings import CASSETTE_FILE
 
 if TYPE_CHECKING:
     from ._cassette import HcCassette
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 _MODES = ("none", "once", "new_episodes", "all", "rewrite")
 _PROFILES = ("off", "seed", "strict")
 _PROVIDERS = ("openai-chat", "anthropic-messages", "openai-responses", "gemini")
-_PATHS_KEY = pytest.StashKey[dict[str, Path]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,6 +63,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     for flag, ini, help_text in switches:
         group.addoption(flag, dest=ini, action="store_true", default=None, help=help_text)
         parser.addini(ini, f"as {flag}", type="bool", default=False)
+    shards = [
+        ("--hc-shard", "hc_shard", "K/N",
+         "run the K-th of N shards of the collected tests; the tests of a shared cassette "
+         "stay in one shard"),
+        ("--hc-durations", "hc_durations", "FILE",
+         "balance --hc-shard by the seconds in FILE (pytest-split's form; default "
+         ".test_durations in the root folder when it exists)"),
+        ("--hc-store-durations", "hc_store_durations", "FILE",
+         "write each test's seconds to FILE in pytest-split's form, merged over its tests"),
+    ]  # fmt: skip
+    for flag, dest, metavar, help_text in shards:
+        group.addoption(flag, dest=dest, default=None, metavar=metavar, help=help_text)
     group.addoption(
         "--hc-ignore-host",
         dest="hc_ignore_hosts",
@@ -148,6 +159,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from ._network import register
     from ._offline import start
     from ._settings import vcr_alias_enabled
+    from ._shards import Shards
 
     start(config)  # when the plugin was registered too late for the conftest files
 
@@ -156,6 +168,7 @@ def pytest_configure(config: pytest.Config) -> None:
             "markers", "vcr(record_mode=None): as hc_cassette, with hc_vcr_alias = true"
         )
     register(config)
+    config.pluginmanager.register(Shards(config), "harness-conformance-shards")
     config.add_cleanup(use_rootdir(config.rootpath))
     # The Hypothesis profiles ``ci`` and ``dev`` are registered (never loaded) when
     # Hypothesis is already imported or ``--hypothesis-profile`` makes Hypothesis's own
@@ -174,12 +187,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     stop(config)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's loadgroup renames the tests
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     from ._settings import check_cassette_paths
+    from ._shards import group_shared
 
-    config.stash[_PATHS_KEY] = check_cassette_paths(config, items)
+    group_shared(config, items, check_cassette_paths(config, items))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -293,8 +308,7 @@ def hc_cassette(request: pytest.FixtureRequest) -> Iterator[HcCassette]:
     """This test's cassette, active for the whole test (recording or replaying)."""
     from ._cassette import open_cassette
 
-    paths = request.config.stash.get(_PATHS_KEY, {})
-    with open_cassette(request.node, paths.get(request.node.nodeid)) as cassette:
+    with open_cassette(request.node, request.node.stash.get(CASSETTE_FILE, None)) as cassette:
         yield cassette
 
 
@@ -304,8 +318,7 @@ def hc_chaos(request: pytest.FixtureRequest) -> Iterator[Any]:
     re-chunked and faulted (``@pytest.mark.hc_chaos``), or once as recorded."""
     from ._chaos import running
 
-    paths = request.config.stash.get(_PATHS_KEY, {})
-    with running(request.node, paths.get(request.node.nodeid)) as chaos:
+    with running(request.node, request.node.stash.get(CASSETTE_FILE, None)) as chaos:
         yield chaos
 
 
@@ -316,8 +329,7 @@ def hc_proxy(request: pytest.FixtureRequest) -> Iterator[Any]:
     would use the API's origin."""
     from ._proxy import proxy_for
 
-    paths = request.config.stash.get(_PATHS_KEY, {})
-    with proxy_for(request.node, paths.get(request.node.nodeid)) as proxy:
+    with proxy_for(request.node, request.node.stash.get(CASSETTE_FILE, None)) as proxy:
         yield proxy
 
 

@@ -21,6 +21,7 @@ from ._paths import cassette_path, collisions
 
 __all__ = [
     "CASSETTE_DIR",
+    "CASSETTE_FILE",
     "KEY_ENV",
     "cassette_dir",
     "cassette_marker",
@@ -42,6 +43,8 @@ _PROFILES = ("off", "seed", "strict")
 _VCR_KEYWORDS = frozenset({"record_mode"})
 _IGNORED_KEY = pytest.StashKey[tuple[str, ...]]()
 _MODEL_HOSTS_KEY = pytest.StashKey[frozenset[str]]()
+CASSETTE_FILE = pytest.StashKey[Path]()
+"""A cassette-using test's cassette file, set at collection."""
 KEY_ENV = ("DEEPSEEK_API_KEY", "OPENAI_API_KEY")
 """The variables whose values are always scrubbed: the keys `hc_model` reads."""
 
@@ -220,8 +223,9 @@ def unused_allowed(item: pytest.Item) -> str | None:
 
 
 def check_cassette_paths(config: pytest.Config, items: list[pytest.Item]) -> dict[str, Path]:
-    """Every cassette-using test's file; two tests mapping to one file implicitly is a
-    collection error naming both."""
+    """Every cassette-using test's file, by test id, also kept in the test's stash under
+    `CASSETTE_FILE` (where it stays when pytest-xdist's ``loadgroup`` renames the test);
+    two tests mapping to one file implicitly is a collection error naming both."""
     directory = cassette_dir(config)
     implicit: list[tuple[str, Path]] = []
     paths: dict[str, Path] = {}
@@ -233,6 +237,7 @@ def check_cassette_paths(config: pytest.Config, items: list[pytest.Item]) -> dic
         path = cassette_path(item, directory, name, secret_values(item))
         volatile_paths(item)  # bad paths and arguments fail at collection
         paths[item.nodeid] = path
+        item.stash[CASSETTE_FILE] = path
         if name is None:
             implicit.append((item.nodeid, path))
     clashes = collisions(implicit)
