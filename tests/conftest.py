@@ -7,6 +7,10 @@ the parts that do not matter (the plugin tests fail their projects' tests on pur
 and there it would be most of their time). ``dev`` explains failures and draws three times as
 many examples; ``pytest --hypothesis-profile=dev`` (or ``HYPOTHESIS_PROFILE=dev``)
 selects it.
+
+Tests marked ``slow`` (servers started end to end, whole pytest runs in subprocesses)
+are skipped unless ``--run-slow`` is given: ``tox -e slow`` runs them, after the README's
+test command in CI.
 """
 
 import os
@@ -31,6 +35,41 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=300, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
+
+
+SLOW_REASON = (
+    "slow: runs under --run-slow; `tox -e slow`, which CI runs after the README's test "
+    "command, runs every slow test"
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-slow",
+        action="store_true",
+        default=False,
+        help="also run the tests marked slow (end-to-end runs of servers and of pytest "
+        "itself in subprocesses); `tox -e slow` runs only them",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "slow: an end-to-end test that starts servers or whole pytest runs in subprocesses; "
+        "skipped unless --run-slow",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The slow tests are skipped, with the reason naming how to run them, unless
+    ``--run-slow`` is given."""
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason=SLOW_REASON)
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
 
 
 @pytest.hookimpl(trylast=True)

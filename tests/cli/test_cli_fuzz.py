@@ -265,6 +265,7 @@ def test_a_bad_option_value_exits_2(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_every_shipped_and_corpus_cassette_survives_fuzzing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -233,6 +233,7 @@ def test_a_json_report_below_a_file_is_bad_input(
     assert line.startswith(f"harness-conformance replay: cannot write the JSON report {plain}")
 
 
+@pytest.mark.slow
 def test_no_traceback_in_a_real_process(
     tmp_path: Path, cli_child: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

@@ -146,6 +146,7 @@ def test_symlink_loops_and_pipes_in_a_folder_are_error_rows(
         assert "is not a regular file (a pipe, socket or device)" in out
 
 
+@pytest.mark.slow
 def test_no_traceback_in_a_real_process(
     tmp_path: Path, cli_child: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

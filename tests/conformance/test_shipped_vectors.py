@@ -65,6 +65,7 @@ def test_an_installation_without_vectors_asks_for_a_directory(
     assert "pass the DIR" in err
 
 
+@pytest.mark.slow
 def test_an_installed_wheel_runs_its_own_vectors(tmp_path: Path) -> None:
     pytest.importorskip("hatchling", reason="the wheel is built with the project's backend")
     from hatchling.builders.wheel import WheelBuilder

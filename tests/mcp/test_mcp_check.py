@@ -14,6 +14,8 @@ pytest.importorskip("mcp")
 
 from harness_conformance.mcp import McpReport, McpServer, check_server, render_report
 
+pytestmark = pytest.mark.slow
+
 EXPECTED = {
     "checked": "rejected",
     "lenient": "accepted",

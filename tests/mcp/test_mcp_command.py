@@ -17,6 +17,8 @@ from _mcp_support import FAULTY, faulty, free_port, gone
 
 pytest.importorskip("mcp")
 
+pytestmark = pytest.mark.slow
+
 COMMAND = [sys.executable, "-m", "harness_conformance", "mcp"]
 
 
@@ -133,6 +135,7 @@ def test_no_process_is_left_after_an_interruption(tmp_path: Path, how: signal.Si
     finally:
         if running.poll() is None:
             running.kill()
+            running.communicate()  # reaped, its pipes closed, whatever failed above
     assert running.returncode == 130, out + err
     assert "harness-conformance mcp: interrupted" in err
     assert gone(pid)

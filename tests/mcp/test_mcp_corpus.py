@@ -14,6 +14,8 @@ from harness_conformance.mcp import McpServer, check_server
 from harness_conformance.schema import from_json_schema
 from harness_conformance.strategies import corruption_examples
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("name", ["mcp-servers.jsonl", "github-mcp-server.jsonl"])
 def test_every_corruption_of_a_real_schema_is_rejected(name: str) -> None:

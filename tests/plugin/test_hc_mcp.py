@@ -14,6 +14,8 @@ pytest.importorskip("mcp")
 
 from _mcp_support import faulty, gone
 
+pytestmark = pytest.mark.slow
+
 SUITE = """
 import json
 import pytest

@@ -138,6 +138,7 @@ def test_bad_shard_options_are_usage_errors(project: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*bad.json: 'test_project.py::test_own?0?' is not a number*"])
 
 
+@pytest.mark.slow
 def test_xdist_loadgroup_keeps_each_shared_cassette_on_one_worker(
     project: pytest.Pytester,
 ) -> None:
@@ -150,6 +151,7 @@ def test_xdist_loadgroup_keeps_each_shared_cassette_on_one_worker(
     assert "@" not in result.stdout.str()  # test ids stay those of a run without xdist
 
 
+@pytest.mark.slow
 def test_a_users_own_xdist_group_is_kept_too(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_grouped="""
@@ -169,6 +171,7 @@ def test_a_users_own_xdist_group_is_kept_too(pytester: pytest.Pytester) -> None:
     assert len({worker for worker, _ in ran(pytester)}) == 1
 
 
+@pytest.mark.slow
 def test_stored_durations_are_pytest_splits_form_with_or_without_xdist(
     project: pytest.Pytester,
 ) -> None:
@@ -191,6 +194,7 @@ def test_stored_durations_are_pytest_splits_form_with_or_without_xdist(
     assert "test_project.py::gone" in json.loads(alone.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_pytest_split_reads_the_stored_durations(project: pytest.Pytester) -> None:
     pytest.importorskip("pytest_split", reason="pytest-split is not installed")
     durations = project.path / ".test_durations"
@@ -220,6 +224,7 @@ def test_pytest_split_may_not_split_a_shared_cassettes_writers(project: pytest.P
     assert whole.ret == 0
 
 
+@pytest.mark.slow
 def test_a_shard_runs_under_xdist_with_its_cassettes_whole(project: pytest.Pytester) -> None:
     flags = ("-n", "2", "--dist", "loadgroup", "--hc-shard=1/2")
     result = project.runpytest_subprocess(*QUIET, *flags)
@@ -229,6 +234,7 @@ def test_a_shard_runs_under_xdist_with_its_cassettes_whole(project: pytest.Pytes
         assert set(shared) <= set(tests) or not set(shared) & set(tests)
 
 
+@pytest.mark.slow
 def test_the_groups_folder_is_removed_at_the_end(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,6 +17,8 @@ import pytest
 
 from harness_conformance.offline import _guard
 
+pytestmark = pytest.mark.slow
+
 # litellm's price-map host: the refusal carries the switch that turns the fetch off.
 PRICE_MAP = """
 import socket

@@ -15,6 +15,8 @@ from harness_conformance.server import RecordedRequest, TextResponse
 
 pytest.importorskip("xdist", reason="pytest-xdist is not installed")
 
+pytestmark = pytest.mark.slow
+
 WHO = ["ann", "bob", "cy", "dee"]
 
 SHARED_TEST = """

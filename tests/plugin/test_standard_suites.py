@@ -16,6 +16,8 @@ import harness_conformance.cassettes.foreign as foreign_replay
 from harness_conformance import Violation
 from harness_conformance.standard import validation_report
 
+pytestmark = pytest.mark.slow
+
 TOOL_SUITE = """
 import pytest
 

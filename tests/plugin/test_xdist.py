@@ -10,6 +10,8 @@ from harness_conformance.server import RecordedRequest, TextResponse
 
 pytest.importorskip("xdist", reason="pytest-xdist is not installed")
 
+pytestmark = pytest.mark.slow
+
 GREETINGS = ["ann", "bob", "cy", "dee", "eve", "fay"]
 
 GREETING_TEST = """

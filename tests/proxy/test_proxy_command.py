@@ -23,6 +23,8 @@ import pytest
 
 from harness_conformance.server import LoopbackModelServer, TextResponse
 
+pytestmark = pytest.mark.slow
+
 CHAT = "/v1/chat/completions"
 START_LIMIT = 30.0
 

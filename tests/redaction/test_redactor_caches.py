@@ -7,6 +7,8 @@ import gc
 import json
 from urllib.parse import quote
 
+import pytest
+
 from harness_conformance.redaction import REDACTED, Redactor, Secret
 
 
@@ -17,6 +19,7 @@ def _secrets_alive(value: str) -> int:
     )
 
 
+@pytest.mark.slow
 def test_a_dropped_redactor_leaves_no_secret_behind() -> None:
     value = "sk-only-in-this-test-" + "Zq7" * 8
     redactor = Redactor([Secret(value)])
