@@ -12,6 +12,8 @@ import json
 
 import pytest
 
+from harness_conformance.plugin._shards import test_id as without_group
+
 pytest.importorskip("xdist", reason="pytest-xdist is not installed")
 
 PROJECT = """
@@ -71,7 +73,8 @@ def ran(project: pytest.Pytester) -> list[tuple[str, str]]:
         return []
     lines = file.read_text(encoding="utf-8").splitlines()
     (project.path / "ran.txt").unlink()
-    return [(worker, test) for worker, test in (line.split(" ") for line in lines)]
+    # pytest < 9.2 keeps the ``@<group>`` pytest-xdist's loadgroup appends to the id
+    return [(worker, without_group(test)) for worker, test in (line.split(" ") for line in lines)]
 
 
 def collected(result: pytest.RunResult) -> list[str]:
@@ -148,7 +151,10 @@ def test_xdist_loadgroup_keeps_each_shared_cassette_on_one_worker(
     assert sorted(test for _, test in where) == sorted(EVERY)
     for shared in (WEATHER, STOCKS):
         assert len({worker for worker, test in where if test in shared}) == 1
-    assert "@" not in result.stdout.str()  # test ids stay those of a run without xdist
+    if pytest.version_tuple >= (9, 2):
+        # pytest-xdist's own ``@<group>`` suffix no longer reaches the ids (xdist #1386);
+        # the groups the plugin sends beside the ids leave them as they are.
+        assert "@" not in result.stdout.str()
 
 
 @pytest.mark.slow
