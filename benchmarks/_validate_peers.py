@@ -5,6 +5,11 @@ value (``verdict``), and offers two ways to call it: ``loop(built)`` returns a f
 ``run(value, n)`` that times ``n`` calls in a tight loop, and ``once(built)`` returns a
 one-argument function that makes a single call, for the sweep. The calls are written
 alike for every peer so that the wrapping costs each the same.
+
+The first-calls sweep has sides of its own (`first_call_sides`): ``validate_args`` on a
+spec's compiled closures (the calls before ``GENERATE_AFTER``), jsonschema, ours on the
+generated function, and `bare_walk`, which visits every node of the value and checks
+nothing: the floor any validator pays.
 """
 
 from __future__ import annotations
@@ -19,11 +24,28 @@ from importlib import metadata
 from typing import Any
 
 from _corpus import Entry
-from harness_conformance.schema import validate_args
+from harness_conformance.schema import from_json_schema, validate_args
+from harness_conformance.schema._caches import lookup
+from harness_conformance.schema._validate import GENERATE_AFTER, validator
 
-__all__ = ["OURS", "Peer", "Run", "make_peers"]
+__all__ = [
+    "BARE_WALK",
+    "FIRST_CALLS",
+    "GENERATED",
+    "OURS",
+    "Peer",
+    "Run",
+    "bare_walk",
+    "first_call_sides",
+    "make_peers",
+    "rearm",
+    "still_on_closures",
+]
 
 OURS = "ours validate_args"
+FIRST_CALLS = "ours first calls (closures)"
+GENERATED = "ours generated function"
+BARE_WALK = "bare walk (checks nothing)"
 
 Run = Callable[[Any, int], int]
 """``run(value, n)``: nanoseconds taken by ``n`` calls on ``value``."""
@@ -122,6 +144,92 @@ def _raising_verdict(built: tuple[Callable[[Any], Any], type[Exception]], value:
 
 def _no_errors(validator: Any, value: Any) -> bool:
     return not any(True for _ in validator.iter_errors(value))
+
+
+def bare_walk(value: Any) -> None:
+    """Visit every node of a JSON value and check nothing: the work any validator does
+    to reach each value it checks, on an explicit stack as the validators walk."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is dict:
+            push(item.values())
+        elif kind is list:
+            push(item)
+
+
+def _fresh_spec(entry: Entry, spec: Any) -> Any:
+    """A spec of its own for the first calls: imported again, its compiled closures and
+    the validator of its first calls built (``validator``), no call made yet."""
+    fresh = from_json_schema(entry.schema)
+    validator(fresh)
+    return fresh
+
+
+def rearm(spec: Any) -> None:
+    """Give ``spec`` the validator of a fresh spec's first calls again, outside the
+    timing: its closures are kept, its count of calls before ``GENERATE_AFTER`` restarts."""
+    found = lookup(spec)
+    assert found is not None
+    found.run = None
+    validator(spec)
+
+
+def still_on_closures(spec: Any) -> bool:
+    """Whether every call on ``spec`` ran the closures: no generated function was built."""
+    found = lookup(spec)
+    return found is not None and found.hot is None and found.check is not None
+
+
+CALLS_BEFORE_GENERATED = GENERATE_AFTER - 1
+"""Calls a rearmed spec answers on its closures; the sweep rearms before each round."""
+
+
+def first_call_sides(jsonschema_peer: Peer) -> list[Peer]:
+    """The sides of the first-calls sweep: ours on the closures (a spec of its own per
+    schema, rearmed before every round), jsonschema (the validator built for the main
+    sweep), ours on the generated function (the spec the main sweep times) and
+    `bare_walk`."""
+
+    def never(built: Any) -> Run:
+        raise AssertionError("the first-calls sweep has no tight loop")
+
+    ours = Peer(
+        FIRST_CALLS,
+        "all errors",
+        _fresh_spec,
+        lambda spec, value: not validate_args(spec, value),
+        never,
+        _once_ours,
+    )
+    generated = Peer(
+        GENERATED,
+        "all errors",
+        lambda entry, spec: spec,
+        lambda spec, value: not validate_args(spec, value),
+        never,
+        _once_ours,
+    )
+    walk = Peer(
+        BARE_WALK,
+        "checks nothing",
+        lambda entry, spec: bare_walk,
+        lambda built, value: True,
+        never,
+        lambda built: built,
+    )
+    theirs = Peer(
+        jsonschema_peer.name,
+        jsonschema_peer.note,
+        jsonschema_peer.build,
+        jsonschema_peer.verdict,
+        never,
+        jsonschema_peer.once,
+    )
+    theirs.built = dict(jsonschema_peer.built)
+    return [ours, theirs, generated, walk]
 
 
 def make_peers() -> tuple[list[Peer], dict[str, str]]:

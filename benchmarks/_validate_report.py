@@ -9,6 +9,11 @@ For each way of calling (``tight`` and ``sweep``), each validator and each kind 
 
 Above 1, ours is faster. The goals compare ours with one peer on one kind of value, in
 both ways of calling, by total and by per-schema median; each is PASS or MISS.
+
+The first-calls sweep (`summarise_first_calls`) has the same rows, against ours on the
+compiled closures, a goal of its own against jsonschema by total, and the floor: ours
+(generated function, and closures) over the bare walk, by total and per-schema median,
+with a bound on the generated function's.
 """
 
 from __future__ import annotations
@@ -18,9 +23,19 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from _validate_peers import OURS, Peer
+from _validate_peers import BARE_WALK, FIRST_CALLS, GENERATED, OURS, Peer
 
-__all__ = ["GOALS", "MODES", "render", "shown", "summarise"]
+__all__ = [
+    "FIRST_CALL_GOALS",
+    "FLOOR_BOUND",
+    "GOALS",
+    "MODES",
+    "render",
+    "shown",
+    "summarise",
+    "summarise_first_calls",
+]
+
 
 MODES = {"tight": "tight loop", "sweep": "sweep"}
 STATS = {"total": "total", "median": "per-schema median"}
@@ -31,6 +46,14 @@ GOALS = (
     ("invalid", "jsonschema iter_errors", 25.0),
 )
 """(kind of value, peer, least speed-up of ours): ours must be this many times faster."""
+FIRST_CALL_GOALS = (
+    ("valid", "jsonschema iter_errors", 10.0),
+    ("invalid", "jsonschema iter_errors", 10.0),
+)
+"""The same, for the closures in the first-calls sweep, by total."""
+FLOOR_BOUND = 1.2
+"""Ours on the generated function may take at most this many times the bare walk, by
+total over the corpus, in the first-calls sweep."""
 
 
 def _row(times: dict[str, float], ours: dict[str, float]) -> dict[str, Any]:
@@ -116,6 +139,107 @@ def summarise(
     return {"modes": modes, "checks": checks, "compile": _compile(compiled), "targets": targets}
 
 
+def _floor(times: dict[str, float], walk: dict[str, float]) -> dict[str, Any]:
+    """A side's time over the bare walk's: by total and per-schema median."""
+    shared = [i for i in times if i in walk and walk[i] > 0]
+    if not shared:
+        return {"x_total": None, "x_median": None}
+    return {
+        "x_total": sum(times[i] for i in shared) / sum(walk[i] for i in shared),
+        "x_median": statistics.median(times[i] / walk[i] for i in shared),
+    }
+
+
+def summarise_first_calls(sides: list[Peer], timed: dict[str, Any]) -> dict[str, Any]:
+    """The rows of the first-calls sweep (ratios against ours on the closures), its goals
+    and the floor ratios (a side's time over the bare walk's)."""
+    closures = timed[FIRST_CALLS]
+    rows: dict[str, dict[str, Any]] = {
+        side.name: {
+            "note": side.note,
+            **{kind: _row(timed[side.name][kind], closures[kind]) for kind in closures},
+        }
+        for side in sides
+    }
+    walk = timed[BARE_WALK]
+    floor = {
+        name: {kind: _floor(timed[name][kind], walk[kind]) for kind in walk}
+        for name in (GENERATED, FIRST_CALLS)
+    }
+    targets: list[dict[str, Any]] = []
+    for kind, peer, required in FIRST_CALL_GOALS:
+        measured = rows[peer][kind]["x_total"] if peer in rows else None
+        targets.append(
+            {
+                "mode": "first_calls",
+                "stat": "total",
+                "kind": kind,
+                "peer": peer,
+                "required": required,
+                "measured": measured,
+                "verdict": _verdict(measured, required, higher=True),
+            }
+        )
+    for kind in walk:
+        measured = floor[GENERATED][kind]["x_total"]
+        targets.append(
+            {
+                "mode": "first_calls",
+                "stat": "total",
+                "kind": kind,
+                "peer": BARE_WALK,
+                "required": FLOOR_BOUND,
+                "measured": measured,
+                "verdict": _verdict(measured, FLOOR_BOUND, higher=False),
+            }
+        )
+    disagree = next(s for s in sides if s.name == FIRST_CALLS).disagree
+    return {
+        "rows": rows,
+        "floor": floor,
+        "targets": targets,
+        "disagreements": {kind: len(ids) for kind, ids in disagree.items()},
+    }
+
+
+def _verdict(measured: float | None, bound: float, *, higher: bool) -> str:
+    if measured is None:
+        return "not measured"
+    return "PASS" if (measured >= bound if higher else measured <= bound) else "MISS"
+
+
+def first_call_label(target: dict[str, Any]) -> str:
+    """``first calls (closures), sweep, total: ours vs jsonschema iter_errors, valid
+    inputs``, or the floor's ``generated function, first-calls sweep, total: ours /
+    bare walk, valid inputs``."""
+    if target["peer"] == BARE_WALK:
+        return (
+            f"generated function, first-calls sweep, {STATS[target['stat']]}: ours / bare "
+            f"walk, {target['kind']} inputs"
+        )
+    return (
+        f"first calls (closures), sweep, {STATS[target['stat']]}: ours vs {target['peer']}, "
+        f"{target['kind']} inputs"
+    )
+
+
+def _first_calls_lines(first: dict[str, Any]) -> list[str]:
+    lines = ["", "first-calls sweep (x against ours on the closures):", *_mode_table(first["rows"])]
+    lines += ["", "Over the bare walk (x = ours / walk; the walk is the floor):"]
+    for name, kinds in first["floor"].items():
+        cells = ", ".join(
+            f"{kind} total {_num(row['x_total'], 0, 2).strip()}x, median "
+            f"{_num(row['x_median'], 0, 2).strip()}x"
+            for kind, row in kinds.items()
+        )
+        lines.append(f"  {name:44}{cells}")
+    d = first["disagreements"]
+    lines.append(
+        f"  closures' verdict differs from the oracle's: {d['valid']} valid, {d['invalid']} invalid"
+    )
+    return lines
+
+
 def target_label(target: dict[str, Any]) -> str:
     """``sweep, total: ours vs fastjsonschema, valid inputs``."""
     return (
@@ -184,10 +308,17 @@ def render(report: dict[str, Any]) -> str:
         f"  fastjsonschema / ours: total {_num(comp['x_total'], 0, 2).strip()}x, per-schema "
         f"median {_num(comp['x_median'], 0, 2).strip()}x ({comp['schemas']} schemas)"
     )
-    lines += ["", "Goals (x = peer time / ours):"]
+    lines += _first_calls_lines(report["first_calls"])
+    lines += ["", "Goals (x = peer time / ours; over the bare walk: ours / walk):"]
     for target in report["targets"]:
         lines.append(
-            f"  {target_label(target):68} >= {target['required']:g}x: "
+            f"  {target_label(target):80} >= {target['required']:g}x: "
+            f"{_num(target['measured'], 0, 2).strip()}x  {target['verdict']}"
+        )
+    for target in report["first_calls"]["targets"]:
+        bound = "<=" if target["peer"] == BARE_WALK else ">="
+        lines.append(
+            f"  {first_call_label(target):80} {bound} {target['required']:g}x: "
             f"{_num(target['measured'], 0, 2).strip()}x  {target['verdict']}"
         )
     lines += [

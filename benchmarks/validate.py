@@ -19,6 +19,13 @@ Two ways of calling, both always measured, in one process:
   an agent loop calls a validator; per schema the median over the rounds of the timed
   single call, less the cost of timing an empty call.
 
+A third sweep, always measured, times the first calls of a tool: ``validate_args`` on a
+spec's compiled closures, which answer the calls before ``GENERATE_AFTER`` (a spec of its
+own per schema, imported and its closures built beforehand, rearmed before each round so
+every timed call is one of its first calls), beside jsonschema ``iter_errors`` (its
+validator built beforehand), ours on the generated function and a bare walk of the
+value that checks nothing, the floor any validator pays.
+
 Compile cost per schema is timed too: ours (``from_json_schema`` plus building the
 generated function a hot spec runs) beside ``fastjsonschema.compile``, and ours to the
 first answer (``from_json_schema`` plus one ``validate_args``, which builds the compiled
@@ -34,24 +41,44 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from _corpus import Entry, find_corpus, load_corpus, quick_subset
-from _validate_peers import Peer, Run, make_peers
-from _validate_report import render, shown, summarise
+from _validate_peers import (
+    Peer,
+    Run,
+    first_call_sides,
+    make_peers,
+    rearm,
+    still_on_closures,
+)
+from _validate_report import render, shown, summarise, summarise_first_calls
 from _values import NoValue, ValueMaker, size_of
 from harness_conformance.errors import SchemaError
 from harness_conformance.schema import from_json_schema, validate_args
 from harness_conformance.schema._validate import GENERATE_AFTER, _validate_generated
 
 KINDS = ("valid", "invalid")
-FULL = {"budget_ns": 2_000_000, "batch_ns": 200_000, "min_samples": 5, "rounds": 31}
-QUICK = {"budget_ns": 1_000_000, "batch_ns": 100_000, "min_samples": 5, "rounds": 9}
+FULL = {
+    "budget_ns": 2_000_000,
+    "batch_ns": 200_000,
+    "min_samples": 5,
+    "rounds": 31,
+    "first_call_rounds": 21,
+}
+QUICK = {
+    "budget_ns": 1_000_000,
+    "batch_ns": 100_000,
+    "min_samples": 5,
+    "rounds": 9,
+    "first_call_rounds": 7,
+}
 """Tight loop: per schema, validator and value, batches of about ``batch_ns`` until at
 least ``min_samples`` have run and ``budget_ns`` has been spent. Sweep: ``rounds`` passes
-over the corpus."""
+over the corpus; the first-calls sweep: ``first_call_rounds``."""
 COMPILE_REPEATS = 3
 """Compile times are the median of this many fresh compilations."""
 
@@ -224,14 +251,22 @@ def _timer_cost_ns(calls: int = 2000) -> float:
     return statistics.median(samples)
 
 
-def sweep(cases: list[Case], peers: list[Peer], rounds: int, progress: bool) -> Any:
+def sweep(
+    cases: list[Case],
+    peers: list[Peer],
+    rounds: int,
+    progress: bool,
+    before_round: Callable[[], None] | None = None,
+    name: str = "sweep",
+) -> Any:
     """Per peer, kind and schema id: microseconds of one call as the corpus is swept.
 
     Each round passes over every schema once per peer and kind, the peers in a rotated
     order; a call is timed on its own and the timer's own cost is subtracted. Garbage
     collection stays on, as in a running program: a call that a collection lands in is
     an outlier that the median over the rounds drops. (Collecting before each round
-    instead would leave every pass to start with cold caches.)"""
+    instead would leave every pass to start with cold caches.) ``before_round`` runs
+    before each round, outside the timing."""
     samples: dict[str, dict[str, dict[str, list[int]]]] = {
         p.name: {k: {c.entry.id: [] for c in cases if c.entry.id in p.built} for k in KINDS}
         for p in peers
@@ -249,6 +284,8 @@ def sweep(cases: list[Case], peers: list[Peer], rounds: int, progress: bool) -> 
     gc.collect()
     for number in range(rounds):
         order = peers[number % len(peers) :] + peers[: number % len(peers)]
+        if before_round is not None:
+            before_round()
         overhead.append(_timer_cost_ns())
         for kind in KINDS:
             for peer in order:
@@ -259,7 +296,7 @@ def sweep(cases: list[Case], peers: list[Peer], rounds: int, progress: bool) -> 
                     call(value)
                     into[schema_id].append(clock() - start)
         if progress and (number + 1) % 10 == 0:
-            print(f"  sweep: {number + 1}/{rounds} rounds", file=sys.stderr, flush=True)
+            print(f"  {name}: {number + 1}/{rounds} rounds", file=sys.stderr, flush=True)
     cost = statistics.median(overhead)
     times = {
         name: {
@@ -269,6 +306,36 @@ def sweep(cases: list[Case], peers: list[Peer], rounds: int, progress: bool) -> 
         for name, kinds in samples.items()
     }
     return times, cost
+
+
+def first_calls(cases: list[Case], peers: list[Peer], rounds: int, progress: bool) -> Any:
+    """The first-calls sweep: per side, kind and schema id, microseconds of one call.
+
+    Ours runs a spec of its own per schema, whose verdicts are compared with the
+    oracle's first (a disagreement is counted); it is rearmed before each round, and
+    every call on it must have run the closures (no generated function built), else
+    this raises."""
+    jsonschema_peer = next(p for p in peers if p.name == "jsonschema iter_errors")
+    sides = first_call_sides(jsonschema_peer)
+    closures, _, generated, walk = sides
+    for case in cases:
+        fresh = closures.build(case.entry, case.spec)
+        for kind, value in case.values.items():
+            if closures.verdict(fresh, value) != (kind == "valid"):
+                closures.disagree[kind].append(case.entry.id)
+        closures.built[case.entry.id] = fresh
+        generated.built[case.entry.id] = case.spec
+        walk.built[case.entry.id] = walk.build(case.entry, case.spec)
+
+    def before_round() -> None:
+        for spec in closures.built.values():
+            rearm(spec)
+
+    times, cost = sweep(cases, sides, rounds, progress, before_round, "first-calls sweep")
+    off = [i for i, spec in closures.built.items() if not still_on_closures(spec)]
+    if off:
+        raise RuntimeError(f"first calls left the closures on {len(off)} schemas: {off[:5]}")
+    return sides, times, cost
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -292,13 +359,23 @@ def main(argv: list[str] | None = None) -> int:
     build_and_check(cases, peers)
     timed = {"tight": tight(cases, peers, settings, progress)}
     timed["sweep"], timer_ns = sweep(cases, peers, settings["rounds"], progress)
+    sides, timed["first_calls"], first_timer_ns = first_calls(
+        cases, peers, settings["first_call_rounds"], progress
+    )
     report: dict[str, Any] = {
         "corpus_dir": shown(folder),
         "quick": options.quick,
         "corpus": counts,
         "versions": versions,
-        "settings": {**settings, "compile_repeats": COMPILE_REPEATS, "sweep_timer_ns": timer_ns},
-        **summarise(peers, timed, compiled),
+        "settings": {
+            **settings,
+            "compile_repeats": COMPILE_REPEATS,
+            "sweep_timer_ns": timer_ns,
+            "first_call_timer_ns": first_timer_ns,
+            "generate_after": GENERATE_AFTER,
+        },
+        **summarise(peers, {m: timed[m] for m in ("tight", "sweep")}, compiled),
+        "first_calls": summarise_first_calls(sides, timed["first_calls"]),
         "runtime_s": time.perf_counter() - began,
     }
     print(render(report))

@@ -9,18 +9,22 @@ root). A path is a string while it is short and a `PathLink` (a parent path and 
 shared by every path below it) beyond `SHORT_PATH` characters, so a value nested
 thousands of levels deep costs memory linear in its depth; a link renders as its
 dotted string where a message is built.
+
+A check may carry a `Quick` (``_quick.py``), which tells its parents how to call it
+cheaply, and whether it is a walk or calls its children directly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 from ._lossless import PLAIN_TYPES, is_lossless
-from ._render import Path, PathLink, join_path, label
+from ._render import ROOT_LABEL, Path, PathLink, join_path, label
 
 __all__ = [
     "MISSING",
+    "PLAIN_OUT",
     "SHORT_PATH",
     "Check",
     "Out",
@@ -32,6 +36,7 @@ __all__ = [
     "drive",
     "json_check",
     "kind_of",
+    "label_at",
     "lossless_message",
     "path_of",
     "shallow_lossless",
@@ -62,10 +67,17 @@ def broken(value: Any) -> bool:
     return not is_lossless(value)
 
 
+PLAIN_OUT = cast("Callable[[], Out]", list)
+"""An empty plain list, as the message list of a validation by direct checks
+(``_quick.py``) with no pattern budget: a direct check only appends to it, and a
+``pattern`` check reads the budget with ``getattr``."""
+
+
 def budgeted(budget: float | None) -> Out:
     """An empty message list carrying the time budget of ``pattern`` checks."""
     out = Out()
-    out.budget = budget
+    if budget is not None:
+        out.budget = budget
     return out
 
 
@@ -114,6 +126,21 @@ def path_of(parent: Path, key: str | int | None) -> Path:
     if type(parent) is str and len(parent) <= SHORT_PATH:
         return join_path(parent, key)
     return PathLink(parent, key)
+
+
+def label_at(parent: Path, key: str | int | None) -> str:
+    """``label(path_of(parent, key))`` in one call: the quoted label of a message about
+    the value at ``key`` under ``parent``."""
+    if key is None:
+        path = parent
+    elif type(parent) is str and len(parent) <= SHORT_PATH:
+        if type(key) is int:
+            path = f"{parent}[{key}]"
+        else:
+            path = f"{parent}.{key}" if parent else str(key)
+    else:
+        path = PathLink(parent, key)
+    return f'"{path or ROOT_LABEL}"'
 
 
 _LOSSLESS = {

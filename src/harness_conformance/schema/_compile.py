@@ -6,16 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import SchemaError, SchemaProblem
+from ._arrays import array_check
 from ._checks import Check, json_check
-from ._containers import (
-    ANY_VALUE,
-    any_of_check,
-    array_check,
-    object_check,
-    one_of_check,
-)
+from ._combinators import any_of_check, one_of_check
+from ._containers import ANY_VALUE, object_check
 from ._leaves import leaf_check, literal_tests, plural
-from ._lossless import canonical
+from ._lossless import canonical, is_lossless
 from ._nodes import (
     AnyOfNode,
     ArrayNode,
@@ -29,10 +25,13 @@ from ._nodes import (
     RefNode,
     Spec,
 )
+from ._quick import Quick, with_quick
 from ._recursion import ref_check
 
 __all__ = ["accepted_kinds", "compile_check"]
 
+_JSON = with_quick(json_check, Quick(None, is_lossless, None, 0, True, None, True))
+"""The check of a json node; its predicate is the lossless test itself."""
 _ALL_KINDS = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
 
@@ -67,7 +66,7 @@ class _Compiler:
         if leaf is not None:
             return leaf
         if isinstance(node, JsonNode):
-            return json_check
+            return _JSON
         if isinstance(node, ArrayNode):
             return self.array(node)
         if isinstance(node, ObjectNode):

@@ -1,13 +1,20 @@
-"""Checks of scalar nodes: the type test, then enum, const and constraints in order."""
+"""Checks of scalar nodes: the type test, then enum, const and constraints in order.
+
+Each check carries its `Quick` (``_quick.py``): the node's exact type as ``simple`` when
+the node has no constraints, and a predicate that accepts exact ``str``, ``int``,
+``float`` (finite, and whole for an integer node), ``bool`` or ``None`` values meeting
+every constraint. A pattern is judged there only when ``re`` may search the string
+untimed; every other value goes through the check."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, TypeAlias
 
-from ._checks import Check, Out, Path, path_of
+from ._checks import Check, Out, Path, label_at
 from ._lossless import canonical, is_non_finite
 from ._nodes import (
     UNSET,
@@ -21,7 +28,8 @@ from ._nodes import (
     StringNode,
 )
 from ._pattern import FAST_PATH_LENGTH, budget_from_env, compile_pattern
-from ._render import compact_json, js_number, label
+from ._quick import Clean, Quick, refusing, with_quick
+from ._render import compact_json, js_number
 
 __all__ = ["Test", "leaf_check", "literal_tests", "plural"]
 
@@ -29,6 +37,7 @@ Test: TypeAlias = tuple[Callable[[Any], bool], str]
 """A failure predicate and the message suffix it earns."""
 
 _FINITE = " must be a finite JSON number"
+_copysign = math.copysign
 
 
 def plural(count: int, word: str) -> str:
@@ -172,25 +181,27 @@ def _pattern_check(node: StringNode, tests: tuple[Test, ...]) -> Check:
 
     def check(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
         if not isinstance(value, str):
-            out.append(label(path_of(parent, key)) + " must be a string")
+            out.append(label_at(parent, key) + " must be a string")
             return
         for failed, suffix in tests:
             if failed(value):
-                out.append(label(path_of(parent, key)) + suffix)
+                out.append(label_at(parent, key) + suffix)
         if quick is not None and len(value) <= FAST_PATH_LENGTH:
             if quick(value) is None:
-                out.append(label(path_of(parent, key)) + missed)
+                out.append(label_at(parent, key) + missed)
             return
-        budget = out.budget
+        budget = getattr(out, "budget", None)  # direct checks may be handed a plain list
         try:
             if bounded(value, timeout=budget_from_env() if budget is None else budget):
                 return
             suffix = missed
         except TimeoutError:
             suffix = timed_out
-        out.append(label(path_of(parent, key)) + suffix)
+        out.append(label_at(parent, key) + suffix)
 
-    return check
+    return with_quick(
+        check, Quick(None, _pattern_clean(quick, tests), _WRONG[StringNode], 0, True, str)
+    )
 
 
 def _bound(op: str, bound: int | float) -> Test:
@@ -219,6 +230,86 @@ def _number_tests(node: NumberNode | IntegerNode) -> list[Test]:
     return tests
 
 
+def _whole_float(v: Any) -> bool:
+    """An exact float an integer node accepts by type: finite and whole (``-0.0`` is not).
+    ``is_non_finite`` is written out: this runs for every float of a valid value."""
+    return type(v) is float and v - v == 0.0 and (v != 0.0 or _positive(v)) and v.is_integer()
+
+
+def _finite_float(v: Any) -> bool:
+    """An exact float a number node accepts by type: finite, and not ``-0.0``."""
+    return type(v) is float and v - v == 0.0 and (v != 0.0 or _positive(v))
+
+
+def _positive(zero: float) -> bool:
+    """Whether a float zero is ``0.0``, not ``-0.0``."""
+    return _copysign(1.0, zero) > 0
+
+
+_EXACT: dict[type[Node], tuple[type, Callable[[Any], bool] | None]] = {
+    StringNode: (str, None),
+    NumberNode: (int, _finite_float),
+    IntegerNode: (int, _whole_float),
+    BooleanNode: (bool, None),
+    NullNode: (type(None), None),
+}
+"""Per scalar node: the exact type its type test accepts, and the test of the exact
+floats it accepts too (None: no other)."""
+
+_WRONG = {
+    StringNode: refusing((str,), " must be a string"),
+    NumberNode: refusing((int, float), " must be a number"),
+    IntegerNode: refusing((int, float), " must be an integer"),
+    BooleanNode: refusing((bool,), " must be a boolean"),
+    NullNode: refusing((type(None),), " must be null"),
+}
+"""Per scalar node: the exact plain types its type test refuses, and the message."""
+
+
+def _quick(node: Node, tests: tuple[Test, ...]) -> Quick:
+    """The `Quick` of a scalar node without a pattern."""
+    exact, other = _EXACT[type(node)]
+    wrong = _WRONG[type(node)]
+    if not tests:
+        return Quick(exact, other, wrong, 0, True, None if other is None else float, True)
+    enum = getattr(node, "enum", None)
+    if len(tests) == 1 and enum is not None and all(type(v) is exact for v in enum):
+        members = frozenset(enum)
+        if exact is str:
+
+            def clean_member(v: Any) -> bool:
+                return type(v) is str and v in members
+
+            return Quick(None, clean_member, wrong, 0, True, str, True)
+
+    def clean(v: Any) -> bool:
+        if type(v) is not exact and (other is None or not other(v)):
+            return False
+        for failed, _ in tests:  # noqa: SIM110 - faster than all() on this hot path
+            if failed(v):
+                return False
+        return True
+
+    return Quick(None, clean, wrong, 0, True, exact if other is None else None, True)
+
+
+def _pattern_clean(quick: Callable[[str], Any] | None, tests: tuple[Test, ...]) -> Clean | None:
+    """The predicate of a string node with a pattern: exact strings ``re`` may search
+    untimed; None when the pattern always needs the timed engine."""
+    if quick is None:
+        return None
+
+    def clean(v: Any) -> bool:
+        if type(v) is not str or len(v) > FAST_PATH_LENGTH:
+            return False
+        for failed, _ in tests:
+            if failed(v):
+                return False
+        return quick(v) is not None
+
+    return clean
+
+
 def leaf_check(node: Node) -> Check | None:
     """The check of a scalar node, or None when ``node`` is not a scalar."""
     entry = _SCALARS.get(type(node))
@@ -233,22 +324,23 @@ def leaf_check(node: Node) -> Check | None:
     frozen = tuple(tests)
     if isinstance(node, StringNode) and node.pattern is not None:
         return _pattern_check(node, frozen)
+    quick = _quick(node, frozen)
     if type_error is _string_error and not frozen:
 
         def check_string(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
             if type(value) is not str and not isinstance(value, str):
-                out.append(label(path_of(parent, key)) + " must be a string")
+                out.append(label_at(parent, key) + " must be a string")
 
-        return check_string
+        return with_quick(check_string, quick)
 
     def check(value: Any, parent: Path, key: str | int | None, out: Out) -> None:
         problem = type_error(value)
         if problem is not None:
-            out.append(label(path_of(parent, key)) + problem)
+            out.append(label_at(parent, key) + problem)
             return
         for failed, suffix in frozen:
             if failed(value):
-                out.append(label(path_of(parent, key)) + suffix)
+                out.append(label_at(parent, key) + suffix)
         return
 
-    return check
+    return with_quick(check, quick)

@@ -12,7 +12,16 @@ import json
 import math
 from typing import Any, TypeAlias
 
-__all__ = ["Path", "PathLink", "compact_json", "int_text", "join_path", "js_number", "label"]
+__all__ = [
+    "ROOT_LABEL",
+    "Path",
+    "PathLink",
+    "compact_json",
+    "int_text",
+    "join_path",
+    "js_number",
+    "label",
+]
 
 ROOT_LABEL = "arguments"
 

@@ -10,6 +10,10 @@ not lossless JSON at the nearest container. A check that raises on a lossless JS
 value, which runs no code of its own, is a bug of the validator and propagates
 (``_checks.broken``).
 
+A spec without references and not nested too deep compiles to direct checks
+(``_quick.py``), which its closures call on the value; any other spec's closures answer
+a value their root's predicate clears with no walk, and walk every other value.
+
 ``validate_args`` runs a spec's compiled closures for its first calls and, from call
 `GENERATE_AFTER` on, the spec's generated function (``generated/``), built then; where
 none is generated the closures keep the job. What it builds is kept beside the spec
@@ -25,10 +29,11 @@ import math
 from typing import Any
 
 from ._caches import ENTRIES, Entry, clear_caches, entry, lookup
-from ._checks import Check, Out, broken, budgeted, drive, lossless_message
+from ._checks import PLAIN_OUT, Check, Out, broken, budgeted, drive, lossless_message
 from ._compile import compile_check
 from ._lossless import PLAIN_TYPES
 from ._nodes import Defs, Params, Spec
+from ._quick import Clean, quick_of
 from .generated import Validator, generated_validator
 
 __all__ = [
@@ -93,20 +98,57 @@ def _warming(cached: Entry, check: Check) -> Validator:
     """The closures for ``GENERATE_AFTER - 1`` calls, then the spec's hot validator. It
     holds the entry, not the spec, so the spec's life is not prolonged by its cache."""
     left = GENERATE_AFTER - 1
+    first = _closures(check)
 
     def run(value: Any, budget: float | None) -> list[str]:
         nonlocal left
         if left > 0:
             left -= 1
-            return _run_closures(check, value, budget)
+            return first(value, budget)
         spec = cached.ref()
         if spec is None:  # a validator kept by its caller after its spec was collected
-            return _run_closures(check, value, budget)
+            return first(value, budget)
         hot = _hot(spec)
         cached.run = hot
         return hot(value, budget)
 
     return run
+
+
+_ROOT_LOSSLESS = lossless_message("")
+
+
+def _closures(check: Check) -> Validator:
+    """The validator that runs a compiled root check: a direct check is called on the
+    value, in one pass whether the value is valid or not; a walk is skipped for a value
+    the root's predicate clears, and driven on the explicit stack for any other."""
+    if quick_of(check).direct:
+
+        def direct(value: Any, budget: float | None) -> list[str]:
+            out = PLAIN_OUT() if budget is None else budgeted(budget)
+            try:
+                check(value, "", None, out)
+                if not out and type(value) not in PLAIN_TYPES:
+                    out.append(_ROOT_LOSSLESS)
+            except Exception:
+                if not broken(value):
+                    raise
+                out.append(_ROOT_LOSSLESS)
+            return out if type(out) is list else list(out)
+
+        return direct
+    clean = _root_clean(check)
+
+    def walk(value: Any, budget: float | None) -> list[str]:
+        if clean is not None:
+            try:
+                if clean(value):
+                    return []
+            except Exception:  # the walk meets the value itself
+                pass
+        return _walk_closures(check, value, budget)
+
+    return walk
 
 
 def _hot(spec: Spec) -> Validator:
@@ -117,11 +159,7 @@ def _hot(spec: Spec) -> Validator:
         return found.hot
     run = generated_validator(spec)
     if run is None:
-        check = checker(spec)
-
-        def run(value: Any, budget: float | None) -> list[str]:
-            return _run_closures(check, value, budget)
-
+        run = _closures(checker(spec))
     entry(spec).hot = run
     return run
 
@@ -151,10 +189,30 @@ def _validate_with_closures(
     """`validate_args` on the compiled closures alone, never a generated function: the
     reference the generated validators are compared with."""
     budget = None if pattern_budget is None else _budget(pattern_budget)
-    return _run_closures(checker(spec), args, budget)
+    return _closures(checker(spec))(args, budget)
 
 
-def _run_closures(check: Check, args: Any, budget: float | None) -> list[str]:
+def _root_clean(check: Check) -> Clean | None:
+    """The predicate of a root check: the check's own, or its ``simple`` type's test.
+    What it clears is lossless JSON of an exact plain type, so the root has no message
+    of its own either."""
+    simple, clean = quick_of(check)[:2]
+    if clean is None and simple is not None:
+        exact = simple
+
+        def clean(value: Any) -> bool:
+            return type(value) is exact
+
+    elif simple is not None and clean is not None:
+        exact, other = simple, clean
+
+        def clean(value: Any) -> bool:
+            return type(value) is exact or other(value)
+
+    return clean
+
+
+def _walk_closures(check: Check, args: Any, budget: float | None) -> list[str]:
     out = budgeted(budget)
     try:
         drive(check(args, "", None, out))

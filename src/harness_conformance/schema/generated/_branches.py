@@ -9,8 +9,8 @@ raises leaves the node to the nearest object or array, as the closures do.
 
 from __future__ import annotations
 
+from .._combinators import any_of_verdict
 from .._compile import accepted_kinds
-from .._containers import any_of_verdict
 from .._nodes import AnyOfNode, OneOfNode
 from ._emit import Source, Where
 
