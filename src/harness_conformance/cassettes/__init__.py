@@ -142,12 +142,21 @@ __all__ = [
 def clear_caches() -> None:
     """Empty the caches of this part: the parsed cassette files kept for the next load,
     the canonical request bodies and volatile paths of matching, the JSON encoders of
-    the body styles, and the tool schemas foreign replays imported."""
+    the body styles, the tool schemas foreign replays imported, the HTTP libraries
+    found missing (`absent_patch_groups`), the bodies scrubbing found clean
+    (`CLEAN_TEXTS`) and the filtered requests and responses cassettes share."""
+    from ._clean_texts import CLEAN_TEXTS
     from ._json_style import clear_encoders
     from ._match import clear_match_caches
+    from ._patch_groups import forget_absent_patch_groups
     from ._persist import clear_parsed_cassettes
+    from ._shared_filters import SHARED_REQUESTS, SHARED_RESPONSES
     from .foreign._replay import clear_spec_cache
 
+    forget_absent_patch_groups()
+    CLEAN_TEXTS.clear()
+    SHARED_REQUESTS.clear()
+    SHARED_RESPONSES.clear()
     clear_parsed_cassettes()
     clear_match_caches()
     clear_encoders()

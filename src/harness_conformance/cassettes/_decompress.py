@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..parsing import integer_limit, zstd_error, zstd_pieces
@@ -185,11 +185,20 @@ def check_size(data: str | bytes, *, limit: int | None = None) -> None:
         raise BodyTooLarge(None, cap)
 
 
+_ABSENT = object()
+
+
 def content_encodings(headers: Mapping[Any, Any]) -> list[str]:
     """The content-encoding layers of vcrpy-style ``headers`` (any name case, a value or
     a list of values), outermost last, without ``identity``."""
     values: list[str] = []
-    for name, value in headers.items():
+    pairs: Iterable[tuple[Any, Any]] = headers.items()
+    if hasattr(headers, "lower_items"):
+        # vcrpy's case-insensitive header mapping holds a name once, whatever its case:
+        # one lookup instead of a walk over every header.
+        found = headers.get("content-encoding", _ABSENT)
+        pairs = [] if found is _ABSENT else [("content-encoding", found)]
+    for name, value in pairs:
         if str(name).lower() == "content-encoding":
             listed: Sequence[Any] = value if isinstance(value, list | tuple) else [value]
             values += [str(item) for item in listed]

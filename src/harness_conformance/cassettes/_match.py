@@ -37,11 +37,14 @@ from typing import Any
 
 from vcr.cassette import Cassette  # type: ignore[import-untyped]
 from vcr.matchers import requests_match  # type: ignore[import-untyped]
+from vcr.record_mode import RecordMode  # type: ignore[import-untyped]
 from vcr.util import read_body  # type: ignore[import-untyped]
 
 from ..errors import CassetteError
 from ._advice import REWRITE, UNUSED, VOLATILE, base_url_hint
 from ._decompress import content_encodings, decode_layers
+from ._filter_once import FilterOnce
+from ._shared_filters import SharedResponseFilter
 
 __all__ = [
     "DEFAULT_VOLATILE",
@@ -393,21 +396,43 @@ def unused_error(cassette: Any, *, loaded: int | None = None) -> CassetteError |
 class MatchingCassette(Cassette):  # type: ignore[misc]  # vcrpy ships no type information
     """A vcrpy ``Cassette`` that reports misses as `CassetteError` and remembers them.
 
-    Built by vcrpy's own ``Cassette.load``; ``volatile`` (the cassette's extra volatile
-    paths) is the one keyword it adds.
+    Built by vcrpy's own ``Cassette.load``; the keywords it adds are ``volatile`` (the
+    cassette's extra volatile paths) and ``chain``, the key of a chain of hooks whose
+    results other cassettes may share (`shared_chain`).
     """
 
     failures: list[CassetteError]
     """Every miss raised during replay, oldest first."""
+    _before_record_request: Callable[[Any], Any]
+    _before_record_response: Callable[[Any], Any]
 
-    def __init__(self, *args: Any, volatile: Sequence[str] = (), **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        volatile: Sequence[str] = (),
+        chain: Callable[[], bytes] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.volatile = tuple(volatile)
         self.failures = []
+        self._before_record_request = FilterOnce(self._before_record_request, chain)
+        if chain is not None:
+            self._before_record_response = SharedResponseFilter(self._before_record_response, chain)
 
     def can_play_response_for(self, request: Any) -> bool:
         # vcrpy asks this first; where it would then refuse to record, report the miss.
-        playable = bool(super().can_play_response_for(request))
+        # The answer is vcrpy's, with the request matched as ``play_response`` matches it:
+        # filtered once (vcrpy's own ``in`` would filter the filtered request again).
+        playable = (
+            bool(self._before_record_request(request))
+            and any(
+                self.play_counts[index] == 0 or self.allow_playback_repeats
+                for index, _response in self._responses(request)
+            )
+            and self.record_mode != RecordMode.ALL
+            and (self.rewound or self.allow_playback_repeats)
+        )
         if not playable and self.write_protected and self.filter_request(request):
             error = mismatch_error(self, self._before_record_request(request), self.volatile)
             self.failures.append(error)

@@ -55,6 +55,8 @@ from vcr.persisters.filesystem import CassetteNotFoundError  # type: ignore[impo
 from ..errors import CassetteError
 from ..offline import LOOPBACK_HOSTS, block_network, is_ci, unreported
 from ._match import MATCH_ON, MatchingCassette, json_body_matcher, unused_error
+from ._patch_groups import absent_patch_groups
+from ._shared_filters import shared_chain
 
 __all__ = [
     "DEFAULT_MODE",
@@ -255,9 +257,14 @@ def _load(
     if transform is not None:
         config["path"] = transform(config["path"])
     config["match_on"] = _matchers(vcr, match_on, volatile)
+    # Groups whose libraries are not installed would only retry their imports.
+    skipped = tuple(config.get("skip_patchers", ()))
+    config["skip_patchers"] = (*skipped, *sorted(absent_patch_groups() - set(skipped)))
     if mode == "rewrite":
         config["persister"] = _FreshStart(config["persister"])
-    return MatchingCassette.load(volatile=volatile, **config), record_on_exception
+    chain = shared_chain(vcr)
+    cassette = MatchingCassette.load(volatile=volatile, chain=chain, **config)
+    return cassette, record_on_exception
 
 
 def _failure(use: CassetteUse, outcome: BaseException | None) -> CassetteError | None:

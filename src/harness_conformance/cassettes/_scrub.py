@@ -6,7 +6,9 @@ is given and the values of the `SECRET_ENV_VARS`) with `REDACTED` in header valu
 URI and bodies, in each spelling `Redactor` knows (percent-encoded, JSON-escaped,
 base64). A streamed response body gets one more pass: a secret cut across the deltas
 of its events is replaced piece by piece (`redact_split`), so the reassembled reply
-holds the placeholder and the stream keeps its events.
+holds the placeholder and the stream keeps its events. A body that came out of a scrub
+unchanged is remembered as a digest (`CLEAN_TEXTS`), so the same body under the same
+secrets is not searched again when the next test loads it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from vcr.request import Request  # type: ignore[import-untyped]
 
 from ..redaction import REDACTED, Redactor, Secret, declared_secrets, redact_split
+from ._clean_texts import CLEAN_TEXTS
 from ._decompress import BodyTooLarge, content_encodings, decode_layers
 from ._format import decoded_response
 from ._hidden_secrets import scrub_userinfo
@@ -62,7 +65,10 @@ def scrub_query(uri: str) -> str:
 
 def scrub_stream(text: str, redactor: Redactor) -> str:
     """An event-stream text with every secret split across its ``data:`` events replaced;
-    a text that is not an event stream comes back as it is."""
+    a text that is not an event stream, or a redactor without secrets, leaves it as it
+    is (the same object)."""
+    if not redactor.secrets:
+        return text
     parsed = sse_items(text) if "data:" in text else None
     if parsed is None:
         return text
@@ -89,6 +95,20 @@ def _stream_body(body: Any, redactor: Redactor) -> Any:
     return body
 
 
+def _body(value: Any, redactor: Redactor) -> Any:
+    """A request body with every secret replaced; a text this scrub left as it was
+    before (`CLEAN_TEXTS`) is not searched again."""
+    if not redactor.secrets or not isinstance(value, str | bytes):
+        return redactor.value(value)
+    digest = CLEAN_TEXTS.digest("request body", value, redactor)
+    if CLEAN_TEXTS.known(digest):
+        return value
+    scrubbed = redactor.value(value)
+    if scrubbed == value:
+        CLEAN_TEXTS.add(digest)
+    return scrubbed
+
+
 class Scrubber:
     """Removes credentials from requests, responses and whole cassettes.
 
@@ -99,6 +119,7 @@ class Scrubber:
 
     def __init__(self, secrets: Iterable[str | Secret] = ()) -> None:
         self._given = tuple(Secret(value) for value in secrets)
+        self._redactor: Redactor | None = None
 
     def declare(self, value: str | Secret) -> None:
         """Scrub ``value`` too from now on (a credential seen in a live request)."""
@@ -112,8 +133,12 @@ class Scrubber:
         return declared_secrets(self._given)
 
     def redactor(self) -> Redactor:
-        """A `Redactor` for the secrets scrubbed right now."""
-        return Redactor(self.secrets)
+        """A `Redactor` for the secrets scrubbed right now (the one made before, while
+        they are the same)."""
+        secrets = self.secrets
+        if self._redactor is None or self._redactor.secrets != secrets:
+            self._redactor = Redactor(secrets)
+        return self._redactor
 
     def _headers(self, headers: Mapping[str, Any], redactor: Redactor) -> dict[str, Any]:
         return {
@@ -149,23 +174,37 @@ class Scrubber:
         return Request(
             request.method,
             scrub_userinfo(scrub_query(redactor.text(request.uri)), REDACTED),
-            redactor.value(body),
+            _body(body, redactor),
             headers,
         )
 
     def scrub_response(self, response: Mapping[str, Any]) -> dict[str, Any]:
         """A scrubbed copy of a vcrpy response (a ``before_record_response`` hook).
 
-        A compressed body is decoded first, so the values inside it can be replaced.
+        A compressed body is decoded first, so the values inside it can be replaced. A
+        body text this scrub left as it was before (`CLEAN_TEXTS`) is not searched again.
         """
         redactor = self.redactor()
         decoded = decoded_response(response)
+        given = decoded.get("body")
+        text = given.get("string") if isinstance(given, Mapping) else None
+        digest = None
+        if redactor.secrets and isinstance(text, str | bytes):
+            digest = CLEAN_TEXTS.digest("response body", text, redactor)
+        clean = digest is not None and CLEAN_TEXTS.known(digest)
+        if clean and isinstance(given, Mapping):
+            decoded["body"] = {**given, "string": None}
         scrubbed: dict[str, Any] = redactor.value(decoded)
         if isinstance(decoded.get("headers"), Mapping):
             scrubbed["headers"] = self._headers(decoded["headers"], redactor)
         body = scrubbed.get("body")
-        if isinstance(body, Mapping) and "string" in body:
-            scrubbed["body"] = {**body, "string": _stream_body(body["string"], redactor)}
+        if clean and isinstance(body, Mapping):
+            scrubbed["body"] = {**body, "string": text}
+        elif isinstance(body, Mapping) and "string" in body:
+            result = _stream_body(body["string"], redactor)
+            scrubbed["body"] = {**body, "string": result}
+            if digest is not None and result == text:
+                CLEAN_TEXTS.add(digest)
         return scrubbed
 
     def scrub_cassette(self, cassette_dict: Mapping[str, Any]) -> dict[str, Any]:

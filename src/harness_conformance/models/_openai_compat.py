@@ -20,7 +20,15 @@ process (and again only when ``SSL_CERT_FILE`` or ``SSL_CERT_DIR`` changes) the 
 SDK's HTTP library builds its default: loading the CA store costs tens of milliseconds,
 which a test suite of replayed sessions would otherwise pay once per test. An SSL
 context belongs to no event loop, so sharing it across loops and threads is safe; each
-loop still gets its own client and connection pool.
+loop still gets its own client and connection pool. For the same reason a client starts
+with the platform an earlier one found (`share_platform`), which the SDK would otherwise
+look up in a worker thread of each new loop.
+
+A client the model built sends the request's own JSON as it is (``extra_body``, the keys
+in the order ``create`` would send them) and reads each event as the JSON it carried
+(the SDK's stream of ``object``): the SDK's typed transform of the messages and its chunk
+models cost a replayed request more than the rest of the call. A client passed in is
+called through ``create``, and its chunk objects are read back as JSON.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Mapping
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
@@ -120,12 +128,50 @@ def _http_client() -> Any:
     return None if context is None else client_class(verify=context)
 
 
+_Client = TypeVar("_Client")
+_PLATFORMS: dict[type[Any], object] = {}
+"""The platform a client of each SDK class found on its first request."""
+
+
+def share_platform(client: _Client) -> _Client:
+    """``client``, given the platform an earlier client of its class found. The SDK looks
+    the platform up on a client's first request in a worker thread, which costs every
+    event loop a thread and an executor to shut down with the loop; the answer is the
+    same for every client of the process. Returns ``client``."""
+    known = _PLATFORMS.get(type(client))
+    if known is not None and getattr(client, "_platform", False) is None:
+        client._platform = known  # type: ignore[attr-defined]  # where the SDK keeps it
+    return client
+
+
+def learn_platform(client: Any) -> None:
+    """Keep the platform ``client`` found for the clients built after it."""
+    if type(client) not in _PLATFORMS:
+        found = getattr(client, "_platform", None)
+        if found is not None:
+            _PLATFORMS[type(client)] = found
+
+
 def _wire_dict(item: object) -> object:
     """The SDK's chunk object back as the JSON it was read from (unknown keys kept)."""
     dump = getattr(item, "model_dump", None)
     if callable(dump):
         return dump(mode="python", exclude_unset=True, warnings=False)
     return item
+
+
+def _untyped(arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` with the messages, stream options and tools moved into
+    ``extra_body``, which the SDK sends as it is. Its typed transform of named parameters
+    walks each message through every member of the message union, about a millisecond
+    per request of a short session, only to return the JSON given. The body keeps its
+    keys in their order: ``messages`` keeps its place, and the stream options and tools
+    follow the named parameters as before."""
+    moved = ("messages", "stream_options", "tools")
+    extra = {key: arguments[key] for key in moved if key in arguments}
+    extra.update(arguments.get("extra_body") or {})
+    named = {key: value for key, value in arguments.items() if key not in moved}
+    return {**named, "messages": [], "extra_body": extra}
 
 
 class OpenAICompatibleModel(SdkModel):
@@ -169,12 +215,14 @@ class OpenAICompatibleModel(SdkModel):
     def _build_client(self, key: str) -> AsyncOpenAI:
         from openai import AsyncOpenAI
 
-        return AsyncOpenAI(
-            api_key=key,
-            base_url=self._base_url,
-            timeout=self._timeout,
-            max_retries=self._max_retries,
-            http_client=_http_client(),
+        return share_platform(
+            AsyncOpenAI(
+                api_key=key,
+                base_url=self._base_url,
+                timeout=self._timeout,
+                max_retries=self._max_retries,
+                http_client=_http_client(),
+            )
         )
 
     # -- one call ---------------------------------------------------------------------
@@ -198,12 +246,30 @@ class OpenAICompatibleModel(SdkModel):
             arguments["extra_body"] = body
         return arguments
 
+    async def _open_stream(self, client: Any, arguments: dict[str, Any]) -> Any:
+        """The SDK stream of one call. Through a client this model built, each item is
+        the JSON object the event carried (the SDK's stream of ``object``), so no chunk
+        model is built only to be dumped again; a client passed in is called through
+        ``create`` as it is, its chunk objects read back by `_wire_dict`."""
+        if self._given_client is not None:
+            return await client.chat.completions.create(**arguments)
+        from openai import AsyncStream
+
+        opened = client.chat.completions.with_streaming_response.create(**_untyped(arguments))
+        response = await opened.__aenter__()
+        learn_platform(client)
+        try:
+            return await response.parse(to=AsyncStream[object])
+        except BaseException:
+            await response.close()
+            raise
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]:
         """Stream one call's chunks; raise `LlmError` for provider failures."""
         client = self._client()
         arguments = self._call_arguments(request)
         with provider_errors():
-            stream = await client.chat.completions.create(**arguments)
+            stream = await self._open_stream(client, arguments)
         try:
             headers = stream.response.headers
             request_id = request_id_of(headers.get("x-request-id"))

@@ -38,7 +38,7 @@ from ..wire import ResponseReader
 from ..wire.responses import OPENAI_RESPONSES, request_body
 from ._base import ModelRequest
 from ._errors import provider_errors
-from ._openai_compat import _http_client, credential_env_vars
+from ._openai_compat import _http_client, credential_env_vars, learn_platform, share_platform
 from ._sdk_model import SdkModel
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ class OpenAIResponsesModel(SdkModel):
             max_retries=self._max_retries,
             http_client=_http_client(),
         )
-        return client
+        return share_platform(client)
 
     # -- one call ---------------------------------------------------------------------
 
@@ -187,6 +187,7 @@ class OpenAIResponsesModel(SdkModel):
         client = self._client()
         with _sdk_errors(None, None):
             stream: Any = await client.responses.create(**arguments)
+        learn_platform(client)
         try:
             headers = stream.response.headers
             request_id = OPENAI_RESPONSES.request_id(headers)
