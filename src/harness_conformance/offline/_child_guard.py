@@ -73,9 +73,10 @@ class ChildReports:
     unguarded: list[tuple[int, str, str]] = field(default_factory=list)
     """``(pid, command, problem)`` of each Python child that ran without the guard."""
 
-    def collect(self) -> None:
-        """Read the report folder (each child's file, by pid)."""
-        for path in sorted(self.folder.glob("*.jsonl")):
+    def collect(self) -> list[Path]:
+        """Read the report folder (each child's file, by pid); returns the files read."""
+        found = sorted(self.folder.glob("*.jsonl"))
+        for path in found:
             for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
                 try:
                     entry = json.loads(line)
@@ -86,6 +87,7 @@ class ChildReports:
                     self.refused.append((pid, command, str(entry["message"])))
                 elif "unguarded" in entry:
                     self.unguarded.append((pid, command, str(entry["unguarded"])))
+        return found
 
     def error(self) -> CassetteError | None:
         """The ``NETWORK_BLOCKED`` error naming the first refusal, or None."""
@@ -119,10 +121,23 @@ def _without_boot(value: str) -> str:
 
 
 @contextmanager
-def child_guard(reason: str, allow_hosts: Iterable[str] = LOOPBACK_HOSTS) -> Iterator[ChildReports]:
+def child_guard(
+    reason: str,
+    allow_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    *,
+    folder: Path | None = None,
+) -> Iterator[ChildReports]:
     """Guard the Python child processes started inside the block (see the module
-    docstring); raises ``NETWORK_BLOCKED`` on exit when one was refused."""
-    folder = Path(tempfile.mkdtemp(prefix="hc-child-guard-"))
+    docstring); raises ``NETWORK_BLOCKED`` on exit when one was refused.
+
+    The children report into a folder of the block's own, removed when it ends, or into
+    ``folder``, which the caller keeps for its blocks one after the other (the guard
+    around each test phase): the reports found there when a block ends are read and
+    deleted, so a child that outlives its block and is refused later fails the block
+    running then."""
+    own = folder is None
+    if folder is None:
+        folder = Path(tempfile.mkdtemp(prefix="hc-child-guard-"))
     reports = ChildReports(folder)
     settings = {"allow": list(allow_hosts), "reason": reason, "report": str(folder)}
     saved = os.environ.get(CHILD_GUARD_ENV)
@@ -143,8 +158,12 @@ def child_guard(reason: str, allow_hosts: Iterable[str] = LOOPBACK_HOSTS) -> Ite
                 os.environ["PYTHONPATH"] = rest
             else:
                 os.environ.pop("PYTHONPATH", None)
-            reports.collect()
-            shutil.rmtree(folder, ignore_errors=True)
+            read = reports.collect()
+            if own:
+                shutil.rmtree(folder, ignore_errors=True)
+            else:
+                for path in read:
+                    path.unlink(missing_ok=True)
     except Exception as exc:
         error = reports.error()
         if error is None:

@@ -27,6 +27,7 @@ Sockets that are not IP sockets (Unix domain sockets) are never blocked.
 from __future__ import annotations
 
 import errno
+import functools
 import ipaddress
 import socket
 import sys
@@ -63,7 +64,23 @@ _Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def _as_ip(host: str) -> _Address | None:
-    """``host`` as an IP address (an IPv4-mapped IPv6 address as its IPv4 form)."""
+    """``host`` as an IP address (an IPv4-mapped IPv6 address as its IPv4 form). The
+    answers for short texts are kept: a guard is built for every test phase from the
+    same few hosts."""
+    if len(host) <= _KEPT_HOST_LENGTH:
+        return _short_as_ip(host)
+    return _parse_ip(host)
+
+
+_KEPT_HOST_LENGTH = 64
+
+
+@functools.lru_cache(maxsize=512)
+def _short_as_ip(host: str) -> _Address | None:
+    return _parse_ip(host)
+
+
+def _parse_ip(host: str) -> _Address | None:
     try:
         address = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:

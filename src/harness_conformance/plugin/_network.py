@@ -11,14 +11,18 @@ call of a test that records a cassette (its ``hc_cassette`` fixture, or the prox
 ``hc_proxy``, is not replaying) may reach the network, since recording is what it is
 for; its setup and teardown stay guarded. Python child processes a guarded phase starts
 are guarded too, and their refusals fail the phase
-(`harness_conformance.offline.child_guard`). Outside test phases the run's own guard
+(`harness_conformance.offline.child_guard`); they report into one folder the blocker
+keeps for the run. Outside test phases the run's own guard
 holds (`harness_conformance.plugin._offline`).
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Generator
 from contextlib import ExitStack
+from pathlib import Path
 
 import pytest
 
@@ -56,6 +60,13 @@ class NetworkBlocker:
         self._config = config
         self._quiet = ignored_hosts(config)
         self._models = model_hosts(config)
+        self._reports: Path | None = None
+        """The folder the child processes of every phase report into, made at the first."""
+
+    def _report_folder(self) -> Path:
+        if self._reports is None:
+            self._reports = Path(tempfile.mkdtemp(prefix="hc-child-guard-"))
+        return self._reports
 
     def _guarded(self, item: pytest.Item, phase: str) -> Generator[None, object, object]:
         from ..offline import block_network, child_guard
@@ -71,7 +82,7 @@ class NetworkBlocker:
                 block_network(
                     reason=REASON, quiet_hosts=self._quiet, model_hosts=self._models, rank=1
                 ),
-                child_guard(REASON),
+                child_guard(REASON, folder=self._report_folder()),
             ):
                 return (yield)
         except Exception as exc:
@@ -89,6 +100,11 @@ class NetworkBlocker:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, object, object]:
         return (yield from self._guarded(item, "teardown"))
+
+    def pytest_unconfigure(self) -> None:
+        if self._reports is not None:
+            shutil.rmtree(self._reports, ignore_errors=True)
+            self._reports = None
 
 
 def register(config: pytest.Config) -> None:
