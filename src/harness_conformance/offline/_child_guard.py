@@ -162,8 +162,8 @@ def child_guard(
             if own:
                 shutil.rmtree(folder, ignore_errors=True)
             else:
-                for path in read:
-                    path.unlink(missing_ok=True)
+                for report in read:
+                    report.unlink(missing_ok=True)
     except Exception as exc:
         error = reports.error()
         if error is None:
