@@ -23,6 +23,20 @@ def _ms(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
+def _kind_cells(side: dict[str, Any]) -> list[str]:
+    """The total, median and both ratios of each input kind of one validate row."""
+    cells: list[str] = []
+    for kind in _KINDS:
+        row = side[kind]
+        cells += [
+            _ms(row["total_ms"], 1),
+            _ms(row["median_us"]),
+            _ms(row["x_total"]),
+            _ms(row["x_median"]),
+        ]
+    return cells
+
+
 def _validate(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     targets = []
     for t in data["targets"]:
@@ -43,16 +57,7 @@ def _validate(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]
     rows = []
     for mode, label in _MODES.items():
         for name, peer in data["modes"][mode].items():
-            cells = [name, label]
-            for kind in _KINDS:
-                row = peer[kind]
-                cells += [
-                    _ms(row["total_ms"], 1),
-                    _ms(row["median_us"]),
-                    _ms(row["x_total"]),
-                    _ms(row["x_median"]),
-                ]
-            rows.append([*cells, peer["note"]])
+            rows.append([name, label, *_kind_cells(peer), peer["note"]])
     comp = data["compile"]
     compiled = [
         [
@@ -69,7 +74,150 @@ def _validate(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]
             ("fastjsonschema", "fastjsonschema.compile", _ms(comp["x_median"])),
         )
     ]
-    return targets, rows, {"more": [("compile", compiled)]}
+    extra: dict[str, Any] = {"more": [("compile", compiled)]}
+    first = data.get("first_calls")
+    if first is not None:
+        targets += _first_call_targets(first)
+        for name, side in first["rows"].items():
+            rows.append([name, _FIRST_CALLS, *_kind_cells(side), side["note"]])
+        extra["notes"] = _first_call_notes(first)
+    return targets, rows, extra
+
+
+_FIRST_CALLS = "first-calls sweep"
+_BARE_WALK = "bare walk (checks nothing)"
+_GENERATED = "ours generated function"
+_CLOSURES = "ours first calls (closures)"
+
+
+def _first_call_targets(first: dict[str, Any]) -> list[Target]:
+    """The first-calls sweep's goals: the closures against jsonschema, and the generated
+    function against the bare walk of the value (the floor), each by total."""
+    targets = []
+    for t in first["targets"]:
+        kind, reason = _KINDS[t["kind"]], t["verdict"] if t["measured"] is None else ""
+        if t["peer"] == _BARE_WALK:
+            targets.append(
+                Target(
+                    "validate",
+                    f"generated function, first-calls sweep, total: ours / bare walk, "
+                    f"{kind} inputs (x the floor)",
+                    f"first-calls sweep, total, {kind}: generated / bare walk",
+                    t["measured"],
+                    t["required"],
+                    higher_is_better=False,
+                    reason=reason,
+                    zh=_FIRST_ZH["floor"].format(kind=ZH[t["kind"]]),
+                    why=_floor_why(first, t["kind"]),
+                )
+            )
+            continue
+        targets.append(
+            Target(
+                "validate",
+                f"first calls (closures), sweep, total: ours vs {t['peer']}, {kind} inputs "
+                "(x faster)",
+                f"first calls, sweep, total, {kind}: "
+                f"{t['peer'].removesuffix(' iter_errors')} / ours",
+                t["measured"],
+                t["required"],
+                higher_is_better=True,
+                reason=reason,
+                zh=_FIRST_ZH["target"].format(peer=t["peer"], kind=ZH[t["kind"]]),
+            )
+        )
+    return targets
+
+
+def _floor_figures(first: dict[str, Any], kind: str) -> dict[str, str]:
+    rows, floor = first["rows"], first["floor"]
+    return {
+        "walk": _ms(rows[_BARE_WALK][kind]["total_ms"], 1),
+        "generated": _ms(rows[_GENERATED][kind]["total_ms"], 1),
+        "closures": _ms(rows[_CLOSURES][kind]["total_ms"], 1),
+        "x_generated": _ms(floor[_GENERATED][kind]["x_total"]),
+        "x_closures": _ms(floor[_CLOSURES][kind]["x_total"]),
+        "x_generated_median": _ms(floor[_GENERATED][kind]["x_median"]),
+    }
+
+
+def _floor_why(first: dict[str, Any], kind: str) -> dict[str, str]:
+    """The floor's figures of this run, for a missed bound."""
+    f = _floor_figures(first, kind)
+    return {
+        "en": (
+            f"In this run the bare walk of the {kind} values, which visits every node and "
+            f"looks at its type, takes {f['walk']} ms over the corpus, the generated "
+            f"functions {f['generated']} ms ({f['x_generated']}x; per-schema median "
+            f"{f['x_generated_median']}x) and the closures {f['closures']} ms "
+            f"({f['x_closures']}x): checking each node's type, constraints and lossless "
+            "form costs that many times reaching it."
+        ),
+        "zh": _FIRST_ZH["why"].format(kind=ZH[kind], **f),
+    }
+
+
+def _first_call_notes(first: dict[str, Any]) -> dict[str, str]:
+    """What the first-calls sweep measures and includes, with its floor ratios."""
+    rows, floor = first["rows"], first["floor"]
+    jsonschema = rows.get("jsonschema iter_errors", {})
+    ratios = {kind: _ms(jsonschema[kind]["x_total"]) if jsonschema else "-" for kind in _KINDS}
+    walk = {
+        (side, kind): _ms(floor[side][kind]["x_total"])
+        for side in (_GENERATED, _CLOSURES)
+        for kind in _KINDS
+    }
+    return {
+        "en": (
+            "The first-calls sweep times the calls a tool gets before `GENERATE_AFTER`, "
+            "which run the compiled closures: each schema's valid and invalid values in "
+            "turn over the corpus, round after round, on a spec of its own whose count of "
+            "first calls is restarted before each round, beside jsonschema `iter_errors`, "
+            "our generated function and a bare walk of the value that checks nothing (the "
+            "floor any validator pays). Timed: the `validate_args` call, or the "
+            "`iter_errors` call and the list of its errors; built before the sweep and not "
+            "timed: jsonschema's validator, and our spec with its closures. "
+            f"The closures are {ratios['valid']}x (valid) and {ratios['invalid']}x "
+            "(invalid) faster than jsonschema by total; over the bare walk, the generated "
+            f"function takes {walk[(_GENERATED, 'valid')]}x and "
+            f"{walk[(_GENERATED, 'invalid')]}x its time and the closures "
+            f"{walk[(_CLOSURES, 'valid')]}x and {walk[(_CLOSURES, 'invalid')]}x."
+        ),
+        "zh": _FIRST_ZH["notes"].format(
+            valid=ratios["valid"],
+            invalid=ratios["invalid"],
+            generated_valid=walk[(_GENERATED, "valid")],
+            generated_invalid=walk[(_GENERATED, "invalid")],
+            closures_valid=walk[(_CLOSURES, "valid")],
+            closures_invalid=walk[(_CLOSURES, "invalid")],
+        ),
+    }
+
+
+# Chinese punctuation is full width, which RUF001 takes for look-alike characters.
+_FIRST_ZH = {
+    "target": "首次调用（闭包），轮扫，总耗时：我们对比 {peer}，{kind}输入（快多少倍）",  # noqa: RUF001
+    "floor": "生成函数，首次调用轮扫，总耗时：我们 / 空遍历，{kind}输入（相对下限的倍数）",  # noqa: RUF001
+    "why": (
+        "本次运行中，对{kind}值的空遍历（访问每个节点并查看其类型）在整个语料上耗时 "  # noqa: RUF001
+        "{walk} 毫秒，生成函数 {generated} 毫秒（{x_generated}x；逐 schema 中位数 "  # noqa: RUF001
+        "{x_generated_median}x），闭包 {closures} 毫秒（{x_closures}x）："  # noqa: RUF001
+        "检查每个节点的类型、约束和无损形式的开销是到达它的这么多倍。"
+    ),
+    "notes": (
+        "首次调用轮扫测量一个工具在 `GENERATE_AFTER` 之前得到的调用，"  # noqa: RUF001
+        "这些调用运行编译好的闭包：在整个语料上依次校验每个 schema 的有效值和无效值，"  # noqa: RUF001
+        "一轮接一轮；每个 schema 使用单独的 spec，每轮开始前重置它的首次调用计数；"  # noqa: RUF001
+        "同时测量 jsonschema `iter_errors`、我们的生成函数，"  # noqa: RUF001
+        "以及只遍历值、不做任何检查的空遍历（任何校验器都要付出的下限）。"  # noqa: RUF001
+        "计时的是 `validate_args` 调用，或 `iter_errors` 调用及其错误列表；"  # noqa: RUF001
+        "在轮扫之前构建、不计时的是 jsonschema 的校验器，以及我们的 spec 及其闭包。"  # noqa: RUF001
+        "按总耗时，闭包比 jsonschema 快 {valid}x（有效）和 {invalid}x（无效）；"  # noqa: RUF001
+        "相对空遍历，生成函数耗时为其 {generated_valid}x 和 {generated_invalid}x，"  # noqa: RUF001
+        "闭包为 {closures_valid}x 和 {closures_invalid}x。"
+    ),
+}
+"""The first-calls sweep's Chinese labels and sentences, which ``_validate`` fills in."""
 
 
 def _replay(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
@@ -480,6 +628,78 @@ def _shards(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     return targets, rows, {"more": [("shard_checks", checks)]}
 
 
+def _phases_why(data: dict[str, Any]) -> dict[str, str]:
+    """The phases of the judged environment's tests, in words, for a missed goal."""
+    row = data["environments"][data["judged_on"]]
+    figures = {"env": data["judged_on"]}
+    for kind in ("empty", "replayed"):
+        for phase in ("setup", "call", "teardown"):
+            figures[f"{kind}_{phase}"] = f"{row[kind]['phases_ms'][phase]:.2f}"
+    return {
+        "en": (
+            "In this run ({env}), CPU medians per phase: a replayed test's setup "
+            "{replayed_setup} ms, call {replayed_call} ms, teardown {replayed_teardown} ms; "
+            "an empty test's {empty_setup}, {empty_call} and {empty_teardown} ms."
+        ).format(**figures),
+        "zh": ZH["replay_test_cost_phases"].format(**figures),
+    }
+
+
+def _replay_test_cost(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
+    targets = [
+        Target(
+            "replay_test_cost",
+            "downstream replayed test, ms per test above an empty test "
+            "(setup+call+teardown CPU, lower quartile)",
+            "replayed test - empty test, ms",
+            data["extra_ms"],
+            data["target_ms"],
+            higher_is_better=False,
+            zh=ZH["replay_test_cost"],
+            plotted=False,
+            why=_phases_why(data),
+            unit="ms",
+        )
+    ]
+    rows = []
+    for name, row in data["environments"].items():
+        for kind in ("empty", "replayed"):
+            r = row[kind]
+            phases = [f"{r['phases_ms'][phase]:.2f}" for phase in ("setup", "call", "teardown")]
+            rows.append(
+                [
+                    name,
+                    f"{kind} test",
+                    f"{r['cpu_q1_ms']:.2f}",
+                    f"{r['cpu_median_ms']:.2f}",
+                    f"{r['wall_median_ms']:.2f}",
+                    *phases,
+                ]
+            )
+        rows.append(
+            [
+                name,
+                "replayed - empty",
+                f"{row['extra_q1_ms']:.2f}",
+                f"{row['extra_median_ms']:.2f}",
+                f"{row['extra_wall_median_ms']:.2f}",
+                "-",
+                "-",
+                "-",
+            ]
+        )
+    whole = data["whole_run"]
+    runs = [
+        [
+            f"{data['tests']} - {data['small']}",
+            f"{whole['empty_ms']:.2f}",
+            f"{whole['replayed_ms']:.2f}",
+            f"{whole['extra_ms']:.2f}",
+        ]
+    ]
+    return targets, rows, {"more": [("replay_test_cost_runs", runs)]}
+
+
 Reader = Callable[[dict[str, Any]], tuple[list[Target], list[list[str]], dict[str, Any]]]
 READERS: dict[str, Reader] = {
     "validate": _validate,
@@ -489,4 +709,5 @@ READERS: dict[str, Reader] = {
     "generate": _generate,
     "proxy": _proxy,
     "shards": _shards,
+    "replay_test_cost": _replay_test_cost,
 }

@@ -32,6 +32,8 @@ class Target:
     """Whether the plot shows it (a ratio of speeds; memory ratios are not)."""
     why: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     """Figures of the same run that explain a miss, a sentence per language."""
+    unit: str = ""
+    """The unit of a measured quantity that is not a ratio (``ms``), shown with it."""
 
     @classmethod
     def boolean(cls, bench: str, label: str, value: str, passed: bool) -> Target:
@@ -63,6 +65,8 @@ class Target:
         if self.bench == "loop":
             word = "overhead" if language == "en" else "开销"
             return f"{word} <= {1.0 / self.bound - 1.0:.0%}"
+        if self.unit:
+            return f"{'>=' if self.higher_is_better else '<='} {self.bound:g} {self.unit}"
         return f"{'>=' if self.higher_is_better else '<='} {self.bound:g}x"
 
     def measured_text(self, language: str = "en") -> str:
@@ -73,6 +77,8 @@ class Target:
         if self.bench == "loop":
             word = "overhead" if language == "en" else "开销"
             return f"{word} {1.0 / self.measured - 1.0:.1%}"
+        if self.unit:
+            return f"{self.measured:.2f} {self.unit}"
         return f"{self.measured:.2f}x"
 
 

@@ -93,6 +93,20 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "their reports equals the whole run's report, and sets their CPU and memory "
                 "beside the whole run's.",
             ),
+            "replay_test_cost": (
+                "A replayed test in a downstream suite",
+                "A downstream project whose tests are written as the getting-started guide "
+                "writes a first one (an `@pytest.mark.anyio` test awaiting `replay_session` "
+                "on `hc_model`), parametrized over one shared cassette, beside as many empty "
+                "tests; its conftest.py times each test's setup, call and teardown. Each "
+                "module runs in its own process, interleaved and repeated, with `CI` set and "
+                "no key (`ci`) and with `CI` unset and the recording key set (`local`). CPU "
+                "is the setup + call + teardown CPU time per test (lower quartile, median), "
+                "wall its wall time (median); the phases are CPU medians. The second table is "
+                "the whole-run figure: the wall time of a full run less that of a 5-test run, "
+                "over the difference of the counts (`ci`), which counts collection, reporting "
+                "and waiting too.",
+            ),
             "proxy": (
                 "Recording proxy",
                 "Milliseconds per request for the same recorded answer: replayed in process by "
@@ -143,6 +157,22 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "invalid examples",
             ],
             "shards": ["shards", "shard", "cassettes", "wall s", "CPU s", "peak RSS MiB"],
+            "replay_test_cost": [
+                "environment",
+                "test",
+                "CPU q1 ms",
+                "CPU median ms",
+                "wall median ms",
+                "setup ms",
+                "call ms",
+                "teardown ms",
+            ],
+            "replay_test_cost_runs": [
+                "tests in the two runs",
+                "empty ms per test",
+                "replayed ms per test",
+                "difference ms",
+            ],
             "shard_checks": [
                 "shards",
                 "missing",
@@ -231,6 +261,17 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "检查：各分片合起来恰好包含每个录像一次，`merge` 合并各分片报告后与完整运行的"
                 "报告相同，并把各分片的 CPU 与内存同完整运行相比。",
             ),
+            "replay_test_cost": (
+                "下游套件中的一个回放测试",
+                "一个下游项目，其测试按入门指南中第一个测试的写法编写（一个 `@pytest.mark.anyio` "
+                "测试，在 `hc_model` 上等待 `replay_session`），在一个共享磁带上参数化，并与同样"
+                "数量的空测试并列；它的 conftest.py 为每个测试的 setup、call 和 teardown 计时。"
+                "每个模块在各自的进程中运行，交替并重复，分别在设置 `CI` 且没有密钥（`ci`）和不"
+                "设置 `CI`、录制用的密钥仍在环境中（`local`）两种环境下。CPU 是每个测试 setup + "
+                "call + teardown 的 CPU 时间（下四分位数、中位数），墙钟是其墙钟时间（中位数）；"
+                "各阶段为 CPU 中位数。第二张表是整次运行的数字：完整运行与 5 个测试的运行的墙钟"
+                "时间之差除以测试数量之差（`ci`），其中也包含收集、报告和等待。",
+            ),
             "proxy": (
                 "录制代理",
                 "同一段录制的回答每个请求的毫秒数：由 `use_cassette` 在进程内回放，经由同一"
@@ -279,6 +320,22 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "无效样例",
             ],
             "shards": ["分片数", "分片", "录像数", "墙钟秒", "CPU 秒", "峰值 RSS MiB"],
+            "replay_test_cost": [
+                "环境",
+                "测试",
+                "CPU 下四分位 ms",
+                "CPU 中位 ms",
+                "墙钟中位 ms",
+                "setup ms",
+                "call ms",
+                "teardown ms",
+            ],
+            "replay_test_cost_runs": [
+                "两次运行的测试数",
+                "空测试每个 ms",
+                "回放测试每个 ms",
+                "差值 ms",
+            ],
             "shard_checks": [
                 "分片数",
                 "缺少",
@@ -341,6 +398,14 @@ ZH: dict[str, str] = {
     ),
     "shards_cpu": (
         "分片：各分片 CPU 之和 / 单次运行的 CPU，{count} 个录像（2 个与 4 个分片中较大者）"
+    ),
+    "replay_test_cost": (
+        "下游回放测试：每个测试比空测试多花的毫秒数（setup+call+teardown CPU，下四分位数）"
+    ),
+    "replay_test_cost_phases": (
+        "本次运行（{env}）中各阶段的 CPU 中位数：回放测试 setup {replayed_setup} 毫秒、call "
+        "{replayed_call} 毫秒、teardown {replayed_teardown} 毫秒；空测试分别为 {empty_setup}、"
+        "{empty_call} 和 {empty_teardown} 毫秒。"
     ),
     "shards_peak": "分片：单个分片的峰值 RSS 与单次运行之比，取两个方向中较大者（内存保持平稳）",
     "xdist_slower": (

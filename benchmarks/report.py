@@ -1,12 +1,12 @@
 """Run every benchmark and write docs/benchmarks.md, docs/benchmarks.zh.md and the plot.
 
 Each benchmark script (validate.py, replay.py, replay_scale.py, loop.py, generate.py,
-proxy.py) runs in its own process with ``--json``, one after the other; this script reads
-those numbers and writes a summary of the targets, one table per benchmark, the machine
-it ran on and the command, in English and Chinese, plus ``docs/benchmarks.png``, a bar
-plot of each measured speed ratio beside its target (proxy.py has no target: its table
-stands alone). The outputs are written to temporary files
-and renamed into place.
+proxy.py, shards.py, replay_test_cost.py) runs in its own process with ``--json``, one
+after the other; this script reads those numbers and writes a summary of the targets,
+one table per benchmark, the machine it ran on and the command, in English and Chinese,
+plus ``docs/benchmarks.png``, a bar plot of each measured speed ratio beside its target
+(proxy.py has no target: its table stands alone). The outputs are written to temporary
+files and renamed into place.
 
     python benchmarks/report.py            # full runs, about 11 minutes on 2 cores
     python benchmarks/report.py --quick    # the quick modes, about 2 minutes
@@ -39,7 +39,16 @@ from _report_text import render
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PEERS_VENV = HERE / ".peers-venv"
-NAMES = ("validate", "replay", "replay_scale", "loop", "generate", "proxy", "shards")
+NAMES = (
+    "validate",
+    "replay",
+    "replay_scale",
+    "loop",
+    "generate",
+    "proxy",
+    "shards",
+    "replay_test_cost",
+)
 
 
 def _peers_python() -> Path:
