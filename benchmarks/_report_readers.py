@@ -561,6 +561,31 @@ def _proxy(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     return [], rows, {"notes": _proxy_notes(data)}
 
 
+def _shards_why(measured: dict[str, Any]) -> dict[str, str]:
+    """The CPU each shard beyond the first added in this run, for a missed bound."""
+    counts = measured["counts"]
+    one = sum(run["cpu_seconds"] for run in counts["1"]["runs"])
+    extra = {
+        count: (sum(run["cpu_seconds"] for run in row["runs"]) - one) / (int(count) - 1)
+        for count, row in counts.items()
+        if count != "1"
+    }
+    figures = {
+        "one": f"{one:.1f}",
+        "each": ", ".join(f"{seconds:.2f} s ({count} shards)" for count, seconds in extra.items()),
+        "each_zh": ZH["shards_extra_sep"].join(
+            ZH["shards_extra_each"].format(seconds=f"{seconds:.2f}", count=count)
+            for count, seconds in extra.items()
+        ),
+    }
+    return {
+        "en": (
+            "In this run one run took {one} s of CPU, and each shard beyond the first added {each}."
+        ).format(**figures),
+        "zh": ZH["shards_extra"].format(one=figures["one"], each=figures["each_zh"]),
+    }
+
+
 def _shards(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     summary, measured = data["summary"], data["measured"]
     covered, merged = summary["covered"], summary["merged_equal"]
@@ -587,6 +612,7 @@ def _shards(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
             higher_is_better=False,
             zh=ZH["shards_cpu"].format(count=f"{measured['cassettes']:,}"),
             plotted=False,
+            why=_shards_why(measured),
         ),
         Target(
             "shards",
@@ -697,7 +723,18 @@ def _replay_test_cost(data: dict[str, Any]) -> tuple[list[Target], list[list[str
             f"{whole['extra_ms']:.2f}",
         ]
     ]
-    return targets, rows, {"more": [("replay_test_cost_runs", runs)]}
+    more = [("replay_test_cost_runs", runs)]
+    profile = data.get("profile_ms")
+    if profile:
+        total = sum(profile.values())
+        shares = sorted(profile.items(), key=lambda item: -item[1])
+        more.append(
+            (
+                "replay_test_cost_profile",
+                [[name, f"{ms / total:.1%}", f"{ms:.2f}"] for name, ms in shares if ms >= 0.01],
+            )
+        )
+    return targets, rows, {"more": more}
 
 
 Reader = Callable[[dict[str, Any]], tuple[list[Target], list[list[str]], dict[str, Any]]]

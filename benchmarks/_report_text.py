@@ -105,7 +105,9 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "wall its wall time (median); the phases are CPU medians. The second table is "
                 "the whole-run figure: the wall time of a full run less that of a 5-test run, "
                 "over the difference of the counts (`ci`), which counts collection, reporting "
-                "and waiting too.",
+                "and waiting too. The third table is cProfile of one more `ci` run after its "
+                "first ten tests: the self time of each package, as shares of the measured CPU "
+                "per test (the standard library's time counts for the package that called it).",
             ),
             "proxy": (
                 "Recording proxy",
@@ -172,6 +174,11 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "empty ms per test",
                 "replayed ms per test",
                 "difference ms",
+            ],
+            "replay_test_cost_profile": [
+                "where a replayed test spends its CPU",
+                "share",
+                "ms per test",
             ],
             "shard_checks": [
                 "shards",
@@ -270,7 +277,10 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "设置 `CI`、录制用的密钥仍在环境中（`local`）两种环境下。CPU 是每个测试 setup + "
                 "call + teardown 的 CPU 时间（下四分位数、中位数），墙钟是其墙钟时间（中位数）；"
                 "各阶段为 CPU 中位数。第二张表是整次运行的数字：完整运行与 5 个测试的运行的墙钟"
-                "时间之差除以测试数量之差（`ci`），其中也包含收集、报告和等待。",
+                "时间之差除以测试数量之差（`ci`），其中也包含收集、报告和等待。"
+                "第三张表是再运行一次 `ci` 时、跳过前十个测试后的 cProfile 结果："
+                "每个包的自身耗时，按测得的每个测试 CPU 时间折算成占比"
+                "（标准库的耗时计入调用它的包）。",
             ),
             "proxy": (
                 "录制代理",
@@ -336,6 +346,7 @@ _TEXT: dict[str, dict[str, Any]] = {
                 "回放测试每个 ms",
                 "差值 ms",
             ],
+            "replay_test_cost_profile": ["回放测试的 CPU 花在哪里", "占比", "每个测试 ms"],
             "shard_checks": [
                 "分片数",
                 "缺少",
@@ -407,6 +418,11 @@ ZH: dict[str, str] = {
         "{replayed_call} 毫秒、teardown {replayed_teardown} 毫秒；空测试分别为 {empty_setup}、"
         "{empty_call} 和 {empty_teardown} 毫秒。"
     ),
+    "shards_extra": (
+        "本次运行中，单次运行耗用 {one} 秒 CPU，第一个分片之外每多一个分片增加 {each}。"
+    ),
+    "shards_extra_each": "{seconds} 秒（{count} 个分片）",
+    "shards_extra_sep": "，",
     "shards_peak": "分片：单个分片的峰值 RSS 与单次运行之比，取两个方向中较大者（内存保持平稳）",
     "xdist_slower": (
         "在这台机器上（{cores} 核），回放 {count} 个录像时 `pytest -n 2` 比单进程更慢"

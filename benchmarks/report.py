@@ -61,6 +61,8 @@ def _arguments(name: str, quick: bool, peers: bool) -> list[str]:
     if name == "generate":
         extra = ["--sample", "100"] if quick else []
         return extra + ([] if peers else ["--no-peers"])
+    if name == "replay_test_cost":
+        return ["--profile"] + ["--quick"] * quick
     return ["--quick"] if quick else []
 
 
