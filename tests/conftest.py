@@ -8,9 +8,10 @@ and there it would be most of their time). ``dev`` explains failures and draws t
 many examples; ``pytest --hypothesis-profile=dev`` (or ``HYPOTHESIS_PROFILE=dev``)
 selects it.
 
-Tests marked ``slow`` (servers started end to end, whole pytest runs in subprocesses)
-are skipped unless ``--run-slow`` is given: ``tox -e slow`` runs them, after the README's
-test command in CI.
+Tests marked ``slow`` (servers started end to end, whole pytest runs in subprocesses,
+and any test that takes a second or more of the README's test command) are skipped
+unless ``--run-slow`` is given: ``tox -e slow`` runs them, after the README's test
+command in CI.
 """
 
 import os

@@ -213,6 +213,7 @@ def test_every_part_is_in_the_table() -> None:
     )
 
 
+@pytest.mark.slow
 def test_parts_import_only_what_the_layering_allows() -> None:
     broken = [
         f"{_where(found)}: {found.source.part} imports {_part_of(found.target)} ({found.target})"
@@ -357,6 +358,7 @@ def _back_doors() -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_parts_meet_at_their_front_door() -> None:
     assert _back_doors() == [], "export the name from the part's package and import it there"
 

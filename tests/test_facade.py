@@ -130,6 +130,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert commands[1] in ci.splitlines()
 
 
+@pytest.mark.slow
 def test_the_readme_main_job_replays_the_shipped_cassettes() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = re.search(r"```sh\n(.*?)```", readme, re.S)

@@ -121,6 +121,7 @@ def _module_assignments(tree: ast.Module) -> Iterator[tuple[ast.expr, bool]]:
                 yield target, target in looped
 
 
+@pytest.mark.slow
 def test_module_is_set_one_way_in_a_package_init() -> None:
     wrong = [
         f"{path.relative_to(PACKAGE)}, line {target.lineno}"

@@ -312,6 +312,7 @@ def _expected(flags: Sequence[bool]) -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 @given(st.lists(st.booleans(), min_size=1, max_size=7))
 def test_any_mix_of_safe_and_exclusive_calls_is_ordered_by_batches(flags: list[bool]) -> None:
     overlap = Overlap()

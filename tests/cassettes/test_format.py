@@ -164,6 +164,7 @@ def test_json_bodies_in_every_supported_style_are_structured_and_exact(
     assert dump_json(json.loads(stored["json"]), stored["json_style"]) == text
 
 
+@pytest.mark.slow
 @given(json_values())
 def test_request_json_bodies_are_structured_and_exact(value: Any) -> None:
     text = json.dumps({"model": "deepseek-chat", "x": value}, separators=(",", ":"))
@@ -237,6 +238,7 @@ def _kept(headers: dict[str, list[str]], allowed: set[str]) -> dict[str, list[st
     return kept
 
 
+@pytest.mark.slow
 @given(
     st.lists(
         st.tuples(bodies, headers, bodies, headers, st.integers(100, 599)), min_size=1, max_size=3

@@ -95,6 +95,7 @@ sse_bodies = st.lists(st.tuples(sse_lines, line_ends), max_size=12).map(
 )
 
 
+@pytest.mark.slow
 @given(sse_bodies)
 @example("data: x \n\n")
 @example("a\n \nb\n")

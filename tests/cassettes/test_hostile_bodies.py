@@ -47,6 +47,7 @@ def bomb(hostile: SimpleNamespace, tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("load", "expected"),
     [

@@ -115,6 +115,7 @@ def test_recording_a_plain_body_past_the_limit_is_refused(
         serialize({"interactions": [{"request": request, "response": response}]})
 
 
+@pytest.mark.slow
 def test_a_100_mb_data_line_is_refused_within_a_memory_limit(
     hostile: SimpleNamespace, tmp_path: Path
 ) -> None:

@@ -133,6 +133,7 @@ def test_a_recursive_alias_is_refused(loader: type[yaml.SafeLoader]) -> None:
         load_yaml("x: 1\na: &a [1, *a]\n", loader=loader)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loader", [yaml.SafeLoader, getattr(yaml, "CSafeLoader", yaml.SafeLoader)])
 @pytest.mark.parametrize("opening", ["[", "{a: "])
 def test_deep_nesting_is_a_named_error(loader: type[yaml.SafeLoader], opening: str) -> None:

@@ -212,6 +212,7 @@ def takes(kind: str) -> list[Path]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", FAULT_KINDS)
 @settings(max_examples=EXAMPLES)
 @given(data=st.data())

@@ -215,6 +215,7 @@ def _drawn(seed: int) -> list[dict[str, object]]:
     return drawn
 
 
+@pytest.mark.slow
 def test_one_seed_draws_the_same_examples_and_another_seed_others() -> None:
     first = _drawn(11)
     assert len(first) >= 14

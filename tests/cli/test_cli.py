@@ -111,6 +111,7 @@ def test_conformance_fails_on_a_wrong_expectation(
     assert 'actual:   ["\\"n\\" must be an integer"]' in out
 
 
+@pytest.mark.slow
 def test_module_entry_point() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "harness_conformance", "--help"],

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness_conformance.cli._report import InputFile, find_inputs
 
 
@@ -57,6 +59,7 @@ print(len(found), held)
 """
 
 
+@pytest.mark.slow
 def test_an_input_list_holds_little_per_file(tmp_path: Path) -> None:
     count = 2_000
     for folder in range(20):

@@ -118,6 +118,7 @@ def table_rows(out: str) -> list[list[str]]:
 # -- the corpus ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fail_on_invalid", [False, True])
 def test_replays_the_whole_corpus(
     fail_on_invalid: bool, capsys: pytest.CaptureFixture[str]

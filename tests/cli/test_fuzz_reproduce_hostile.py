@@ -67,12 +67,14 @@ def _bounded(example: str) -> tuple[int, str, str]:
     return status, out, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", [DEEP, DEEP_EXAMPLE], ids=["array", "in-an-object"])
 def test_deep_nesting_inline_is_refused(example: str) -> None:
     status, out, err = _bounded(example)
     _refused(status, out, err, INLINE, f"nests arrays and objects more than {REPRODUCE_DEPTH}")
 
 
+@pytest.mark.slow
 def test_deep_nesting_in_a_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "deep.json"
     path.write_text(DEEP_TEXT, encoding="utf-8")
@@ -87,6 +89,7 @@ def test_brackets_inside_strings_do_not_count_as_nesting(
     _refused(*_run(capsys, example), INLINE, "(not '[[[[")
 
 
+@pytest.mark.slow
 def test_an_integer_of_a_million_digits_is_refused_by_size(tmp_path: Path) -> None:
     status, out, err = _bounded(LONG_INTEGER)
     _refused(status, out, err, INLINE, f"more than the {REPRODUCE_BYTES:,} an example may take")
@@ -101,6 +104,7 @@ def test_an_integer_past_the_digit_limit_is_refused(capsys: pytest.CaptureFixtur
     _refused(*_run(capsys, example), INLINE, "cannot be read: an integer has more than 4300")
 
 
+@pytest.mark.slow
 def test_a_file_of_200_megabytes_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "huge.json"
     with path.open("wb") as file:
@@ -117,6 +121,7 @@ def test_a_file_just_over_the_bound_is_refused(
     _refused(*_run(capsys, str(path)), str(path), f"holds {REPRODUCE_BYTES + 1:,} bytes")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("example", "message"),
     [

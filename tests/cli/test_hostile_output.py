@@ -174,6 +174,7 @@ def run(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([*COMMAND, *args], capture_output=True, check=False, timeout=120)
 
 
+@pytest.mark.slow
 def test_lone_surrogates_in_a_log_are_shown_as_escapes(tmp_path: Path) -> None:
     log = tmp_path / "session.jsonl"
     log.write_text(

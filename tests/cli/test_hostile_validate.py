@@ -157,6 +157,7 @@ def test_a_long_argument_text_is_shortened_in_the_output(
     assert first == text[:57] + "...: ok"
 
 
+@pytest.mark.slow
 def test_no_traceback_in_a_real_process(
     schema: Path, tmp_path: Path, cli_child: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

@@ -23,6 +23,7 @@ def _replay(tmp_path: Path, name: str, *options: str) -> tuple[int, dict[str, ob
     return status, json.loads(report.read_text())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("shards", "options"),
     [(1, ()), (3, ()), (2, ("--fail-on-invalid-args",))],

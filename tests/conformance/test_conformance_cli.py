@@ -51,6 +51,7 @@ def _known_gaps() -> list[str]:
     return [case.id for vector in vectors for case in vector.cases if case.id in ERROR_VECTORS.gaps]
 
 
+@pytest.mark.slow
 def test_runs_every_kind_of_the_shipped_folder(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["conformance", str(CONFORMANCE)]) == 0
     out = capsys.readouterr().out
@@ -73,6 +74,7 @@ def test_one_kind_folder_runs_alone(capsys: pytest.CaptureFixture[str]) -> None:
     assert "schema vectors" not in out
 
 
+@pytest.mark.slow
 def test_a_broken_expectation_fails_with_expected_and_actual(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -132,6 +132,7 @@ def test_the_router_answers_compaction_requests_with_the_summary(scenarios: Modu
     assert router.replies == list(scenario.replies)
 
 
+@pytest.mark.slow
 def test_every_package_is_pinned_exactly() -> None:
     tools = json.loads((RUNNER / "package.json").read_text(encoding="utf-8"))["dependencies"]
     dsh = json.loads((RUNNER / "dsh" / "package.json").read_text(encoding="utf-8"))

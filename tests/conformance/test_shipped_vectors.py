@@ -32,6 +32,7 @@ def test_the_wheel_config_maps_the_vectors_to_the_packaged_folder() -> None:
     assert "conformance" in config["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
 
 
+@pytest.mark.slow
 def test_a_source_checkout_runs_the_repository_folder_by_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -69,6 +69,7 @@ def test_deeply_nested_author_unions_compile_without_recursion() -> None:
     assert cursor == {"type": "string"}
 
 
+@pytest.mark.slow
 def test_deeply_nested_arrays_build_compile_and_convert_back() -> None:
     """packages/core/tools/tests/schema.spec.ts > the unified author schema DSL >
     compiles deeply nested author unions without using the JavaScript call stack

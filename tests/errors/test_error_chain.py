@@ -100,6 +100,7 @@ def test_a_message_property_is_not_read_on_plain_values() -> None:
     assert error_chain(_Shouting()) == "from str"
 
 
+@pytest.mark.slow
 def test_a_deep_chain_renders_without_recursion() -> None:
     depth = 100_000
     error: BaseException = ValueError("root")

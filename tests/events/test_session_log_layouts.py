@@ -329,6 +329,7 @@ def _older_layout_lines(draw: st.DrawFn) -> dict[str, Any]:
     return {"type": kind, "seq": draw(st.integers(0, 99)), "time": 0, "data": data}
 
 
+@pytest.mark.slow
 @given(line=_older_layout_lines())
 def test_an_older_layout_line_reads_and_writes_as_itself(line: dict[str, Any]) -> None:
     event = event_from_json(line)

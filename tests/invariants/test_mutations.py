@@ -71,6 +71,7 @@ def test_the_base_logs_are_valid_and_upstream_is_included() -> None:
         assert check_log(events) == [], name
 
 
+@pytest.mark.slow
 def test_every_rule_has_mutations_that_must_break_it() -> None:
     covered = {rule for name in BASE_LOGS for m in mutations_of(name) for rule in m.expected}
     assert covered == set(RULES)

@@ -293,6 +293,7 @@ async def test_a_refused_connection_is_transport() -> None:
     assert caught.value.code == "TRANSPORT"
 
 
+@pytest.mark.slow
 async def test_max_retries_turns_the_sdk_retries_on() -> None:
     chunks: list[Chunk] = []
     async with (
@@ -378,6 +379,7 @@ def test_a_version_segment_in_the_base_url_names_the_api_version(
     assert split_base_url(url) == split
 
 
+@pytest.mark.slow
 def test_the_library_imports_without_google_genai() -> None:
     code = (
         "import sys; sys.modules['google.genai'] = None\n"

@@ -54,6 +54,7 @@ def _agree(text: str, loaders: list[type[Any]] = LOADERS) -> None:
         assert _tags(text, quick(loader)) == expected, loader
 
 
+@pytest.mark.slow
 def test_repository_files_get_the_loaders_tags() -> None:
     assert len(FILES) > 200
     for number, path in enumerate(FILES):

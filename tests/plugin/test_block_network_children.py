@@ -59,6 +59,7 @@ def test_the_refusal_replaces_the_failure_it_caused() -> None:
     assert isinstance(raised.value.__context__, subprocess.CalledProcessError)
 
 
+@pytest.mark.slow
 def test_grandchildren_are_guarded() -> None:
     code = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {SWALLOW!r}])"
     with pytest.raises(CassetteError, match=r"refused.*\(1 more refused"), child_guard("x"):
@@ -149,6 +150,7 @@ def child_fixture():
 """
 
 
+@pytest.mark.slow
 def test_the_option_fails_the_test_whose_child_connects(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_children=PLUGIN_TESTS)
     pytester.makeconftest(CONFTEST)
@@ -167,6 +169,7 @@ def test_the_option_fails_the_test_whose_child_connects(pytester: pytest.Pyteste
     )
 
 
+@pytest.mark.slow
 def test_without_the_option_children_are_left_alone(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_free="""

@@ -84,6 +84,7 @@ def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rfE", *args)
 
 
+@pytest.mark.slow
 def test_the_option_guards_every_test(pytester: pytest.Pytester) -> None:
     result = _run(pytester, "--hc-block-network")
     result.assert_outcomes(passed=2, failed=4, errors=1)
@@ -91,6 +92,7 @@ def test_the_option_guards_every_test(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*CassetteError NETWORK_BLOCKED*"])
 
 
+@pytest.mark.slow
 def test_the_ini_key_guards_every_test(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nhc_block_network = true\n")
     result = _run(pytester)
@@ -98,6 +100,7 @@ def test_the_ini_key_guards_every_test(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines_random(BLOCKED)
 
 
+@pytest.mark.slow
 def test_without_it_only_cassette_replays_are_guarded(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_plain="""
@@ -114,6 +117,7 @@ def test_without_it_only_cassette_replays_are_guarded(pytester: pytest.Pytester)
     result.assert_outcomes(failed=1)
 
 
+@pytest.mark.slow
 def test_a_recording_test_body_may_reach_the_network(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_record="""

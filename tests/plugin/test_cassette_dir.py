@@ -18,6 +18,7 @@ from _plugin_project import (
 CASSETTE = Path("test_agent", "test_session.yaml")
 
 
+@pytest.mark.slow
 def test_the_option_moves_where_cassettes_are_written_and_read(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -67,6 +67,7 @@ def test_a_missing_cassette_fails_the_call_with_its_code(
     result.stdout.no_fnmatch_line("*IndexError*")
 
 
+@pytest.mark.slow
 def test_a_deleted_last_interaction_fails_instead_of_passing_with_an_error(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

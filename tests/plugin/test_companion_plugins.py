@@ -27,6 +27,7 @@ def no_autoload(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("no_autoload")
 def test_async_and_snapshot_tests_run_with_the_plugin_alone(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(ASYNC_AND_SNAPSHOT)
@@ -58,6 +59,7 @@ def test_companions_given_explicitly_load_once(pytester: pytest.Pytester) -> Non
     result.assert_outcomes(passed=2)
 
 
+@pytest.mark.slow
 def test_with_autoload_the_companions_load_once(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         ASYNC_AND_SNAPSHOT

@@ -67,6 +67,7 @@ def record_add(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, **ini
         pytester.runpytest(RECORD).assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_a_mismatch_advises_rewrite_or_the_volatile_settings_that_exist(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -113,6 +114,7 @@ def test_a_bad_volatile_path_is_a_usage_error(
     )
 
 
+@pytest.mark.slow
 def test_another_base_url_is_named_with_the_settings_that_set_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,6 +159,7 @@ def test_unplayed_interactions_advise_what_exists_and_name_the_new_episodes_trap
     assert {"--hc-record-mode", "hc_allow_unused"} <= named
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [(), ("-p", "xdist", "-n", "1")], ids=["serial", "xdist"])
 def test_new_episodes_names_the_failure_the_next_replay_will_have(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]

@@ -204,6 +204,7 @@ def test_a_sound_loop_passes_under_chunkings_and_faults(
     assert any(example["spoiled"] for example in seen)
 
 
+@pytest.mark.slow
 def test_a_loop_that_trusts_a_cut_stream_fails_with_the_shrunk_example(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -246,6 +247,7 @@ def guide_project(pytester: pytest.Pytester, source: str) -> None:
     shutil.copy(SHIPPED / "tool_call.yaml", folder / "weather.yaml")
 
 
+@pytest.mark.slow
 def test_the_guide_examples_pass_under_the_marker(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

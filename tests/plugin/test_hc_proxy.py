@@ -54,6 +54,7 @@ def test_client(hc_proxy):
 '''
 
 
+@pytest.mark.slow
 def test_a_subprocess_records_and_replays_through_hc_proxy(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -39,6 +39,7 @@ def own_loop_test(marker: str) -> str:
     return OWN_LOOP_TEST.replace("MARKER", marker)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("marker", "ini"),
     [("@pytest.mark.hc_cassette", {}), ("@pytest.mark.vcr", {"hc_vcr_alias": "true"})],
@@ -60,6 +61,7 @@ def test_the_marker_alone_records_then_replays_offline(
     pytester.runpytest().assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_under_ci_the_marker_alone_never_reaches_the_network(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -68,6 +68,7 @@ def test_the_marker_mode_records_without_ci(
     assert len(cassette_files(pytester.path)) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ci", "args"),
     [("true", ()), (None, ("--hc-record-mode=none",))],

@@ -111,6 +111,7 @@ def project(pytester: pytest.Pytester, tests: str) -> None:
     shutil.copy(SHIPPED / "tool_call.yaml", folder / "weather.yaml")
 
 
+@pytest.mark.slow
 def test_the_agent_ends_each_spoiled_turn_with_the_fault_code(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

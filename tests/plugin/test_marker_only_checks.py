@@ -109,6 +109,7 @@ def test_an_invalid_recorded_call_is_reported(
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["option", "ini"])
 def test_it_fails_the_test_when_asked(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str

@@ -14,6 +14,7 @@ from _plugin_project import (
 )
 
 
+@pytest.mark.slow
 def test_a_changed_prompt_fails_with_a_diff_of_the_prompt(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -35,6 +35,7 @@ def test_the_default_model_is_deepseek_chat(
     assert models_asked(server) == ["deepseek-chat"] * 2
 
 
+@pytest.mark.slow
 def test_the_model_option_names_the_model_recorded_and_replayed(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -49,6 +49,7 @@ def test_the_guard_ends_with_the_test():
 """
 
 
+@pytest.mark.slow
 def test_replay_blocks_every_host_but_loopback(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

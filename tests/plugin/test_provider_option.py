@@ -28,6 +28,7 @@ def _clear_keys(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wire", sorted(KEY_ENV))
 def test_a_session_records_and_replays_in_the_chosen_format(
     wire: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
@@ -50,6 +51,7 @@ def test_a_session_records_and_replays_in_the_chosen_format(
     pytester.runpytest().assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_the_option_wins_over_the_ini_and_a_replay_needs_the_recorded_format(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -99,6 +99,7 @@ def crash_on_rename(monkeypatch):
 """
 
 
+@pytest.mark.slow
 def test_a_crash_while_saving_leaves_the_previous_cassette(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -114,6 +115,7 @@ def test_a_crash_while_saving_leaves_the_previous_cassette(
     assert pytester.path.joinpath(*CASSETTE).read_bytes() == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ci", [None, "true"])
 def test_without_a_mode_nothing_records_and_a_missing_cassette_says_how_to_record(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: str | None
@@ -139,6 +141,7 @@ def test_without_a_mode_nothing_records_and_a_missing_cassette_says_how_to_recor
     )
 
 
+@pytest.mark.slow
 def test_the_ini_mode_records_unless_ci_is_set(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -84,6 +84,7 @@ def test_an_unknown_profile_is_refused(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*invalid choice*loose*"])
 
 
+@pytest.mark.slow
 def test_plugin_loads_with_autoload_disabled(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -98,6 +99,7 @@ def test_plugin_loads_with_autoload_disabled(
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_loading_the_plugin_imports_nothing_heavy(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -30,6 +30,7 @@ def test_session(snapshot):
 """
 
 
+@pytest.mark.slow
 def test_a_snapshot_written_in_one_folder_matches_in_another(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_where=TEST_FILE)
     pytester.runpytest("--snapshot-update").assert_outcomes(passed=1)

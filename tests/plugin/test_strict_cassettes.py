@@ -75,6 +75,7 @@ def test_hc_allow_unused_exempts_a_test_from_strict(
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_strict_accepts_a_full_rerecording_under_all(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

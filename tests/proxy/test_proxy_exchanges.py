@@ -238,6 +238,7 @@ def test_two_proxies_recording_into_one_cassette_keep_both_recordings(tmp_path: 
     assert [answer.status_code for answer in answers] == [200, 200]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stream", [True, False], ids=["chunked", "content-length"])
 def test_an_answer_the_client_has_read_is_recorded_when_the_proxy_stops(
     tmp_path: Path, stream: bool

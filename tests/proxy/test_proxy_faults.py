@@ -87,6 +87,7 @@ def _stalled_read(base_url: str, path: str, body: bytes) -> int:
     return answer.status_code
 
 
+@pytest.mark.slow
 def test_a_stall_sends_the_head_and_then_nothing(recorded: Path) -> None:
     fault = Fault(interaction=0, kind="stall", at=5)
     with proxy_cassette(recorded, faults=[fault], allow_unused="the stalled answer") as run:

@@ -366,6 +366,7 @@ def run() -> CorpusRun:
     return check_corpus()
 
 
+@pytest.mark.slow
 def test_every_schema_imports_or_is_refused_with_reasons(run: CorpusRun) -> None:
     for ident, reasons in run.refused.items():
         assert reasons, ident
@@ -392,6 +393,7 @@ def test_validator_agrees_with_the_oracle(run: CorpusRun) -> None:
     )
 
 
+@pytest.mark.slow
 def test_sample_reaches_every_source(run: CorpusRun) -> None:
     assert run.verified >= MIN_VERIFIED, run.counts()
     assert run.valid >= MIN_VERIFIED, run.counts()

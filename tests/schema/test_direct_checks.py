@@ -110,6 +110,7 @@ def _corpus() -> list[tuple[str, Spec]]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("part", range(4))
 def test_the_corpus_gets_the_walks_messages(part: int) -> None:
     cases = _corpus()[part::4]
@@ -129,6 +130,7 @@ def test_the_corpus_gets_the_walks_messages(part: int) -> None:
 # -- drawn specs and values -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(specs(max_depth=3), st.data())
 def test_drawn_specs_get_the_walks_messages(spec: Spec, data: st.DataObject) -> None:
     value = data.draw(json_values(allow_non_finite=True), label="value")
@@ -138,6 +140,7 @@ def test_drawn_specs_get_the_walks_messages(spec: Spec, data: st.DataObject) -> 
     assert_agree(spec, values)
 
 
+@pytest.mark.slow
 @given(specs(max_depth=4, params_root=False), json_values(allow_non_finite=True))
 def test_drawn_node_roots_get_the_walks_messages(spec: Spec, value: Any) -> None:
     assert_agree(spec, [value, [value, value], {"a": value}])

@@ -136,6 +136,7 @@ def test_invalid_pattern_is_refused_where_the_spec_is_written() -> None:
 # --- deep values and deep specs ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_deep_recursive_value_keeps_memory_linear() -> None:
     out = run_bounded(
         """
@@ -165,6 +166,7 @@ def _deep_one_of(depth: int) -> dict[str, object]:
     return spec
 
 
+@pytest.mark.slow
 def test_deep_spec_compiles_and_checks() -> None:
     spec = spec_from_dict(_deep_one_of(DEPTH))
     assert validate_args(spec, "x") == []
@@ -188,6 +190,7 @@ def test_deep_spec_compiles_and_checks() -> None:
     assert messages == ['"deep[0][0][0]" must be an array']
 
 
+@pytest.mark.slow
 def test_define_tool_with_a_deep_spec() -> None:
     spec = spec_from_dict({"type": "params", "properties": {"x": _deep_one_of(DEPTH)}})
     tool = define_tool("deep", "A deep spec.", spec, lambda x=None: x)
@@ -286,6 +289,7 @@ def test_canonical_keys() -> None:
         canonical({1: "a"})
 
 
+@pytest.mark.slow
 def test_unique_items_is_linear() -> None:
     out = run_bounded(
         """

@@ -127,6 +127,7 @@ THOROUGH = settings(
 )
 
 
+@pytest.mark.slow
 @THOROUGH
 @given(spec=ANY_SPEC, value=json_values(allow_non_finite=True))
 @example(spec=ONE_INT, value={"n": True})
@@ -159,6 +160,7 @@ def test_oracle_agrees_on_random_values(spec: Spec, value: Any) -> None:
     assert_agrees(spec, value)
 
 
+@pytest.mark.slow
 @THOROUGH
 @given(spec=ANY_SPEC, data=st.data())
 def test_oracle_agrees_on_near_valid_values(spec: Spec, data: st.DataObject) -> None:
@@ -249,6 +251,7 @@ def names_a_location(message: str, value: Any) -> bool:
     return False
 
 
+@pytest.mark.slow
 @THOROUGH
 @given(spec=ANY_SPEC, data=st.data())
 def test_messages_keep_the_wire_format(spec: Spec, data: st.DataObject) -> None:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -55,6 +56,7 @@ def pinned(test: Test) -> Test:
     return test
 
 
+@pytest.mark.slow
 @pinned
 @given(spec=ANY_SPEC)
 def test_plain_dict_round_trip(spec: Spec) -> None:
@@ -63,6 +65,7 @@ def test_plain_dict_round_trip(spec: Spec) -> None:
     assert spec_from_dict(data) == spec
 
 
+@pytest.mark.slow
 @pinned
 @given(spec=ANY_SPEC)
 def test_compiled_schema_is_valid_draft_2020_12(spec: Spec) -> None:
@@ -71,6 +74,7 @@ def test_compiled_schema_is_valid_draft_2020_12(spec: Spec) -> None:
     assert json.loads(json.dumps(schema, allow_nan=False)) == schema
 
 
+@pytest.mark.slow
 @pinned
 @given(spec=ANY_SPEC)
 def test_json_schema_import_round_trip(spec: Spec) -> None:

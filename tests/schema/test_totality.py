@@ -397,6 +397,7 @@ def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 ANYTHING = st.recursive(_SCALARS, _containers, max_leaves=20)
 
 
+@pytest.mark.slow
 @given(ANYTHING)
 def test_random_objects_never_raise(value: Any) -> None:
     for spec, placed, _ in placements(value):

@@ -36,6 +36,7 @@ def test_the_frames_before_a_stall_read_as_text_and_never_finish(name: str) -> N
     assert caught.value.failure.code == "STREAM_CLOSED"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", WRITER_NAMES)
 def test_every_model_times_out_on_a_stall_after_some_text(name: str) -> None:
     async def main() -> list[str]:

@@ -50,6 +50,7 @@ def examples_or_reject(spec: Spec) -> list[Corruption]:
 # -- generated specs ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(spec=ANY_SPEC, data=st.data())
 def test_every_corruption_is_rejected(spec: Spec, data: st.DataObject) -> None:
     if not examples_or_reject(spec):
@@ -59,6 +60,7 @@ def test_every_corruption_is_rejected(spec: Spec, data: st.DataObject) -> None:
     assert_rejected(spec, data.draw(corruptions(spec), label="corruption"))
 
 
+@pytest.mark.slow
 @given(spec=ANY_SPEC, data=st.data())
 def test_only_the_wanted_kinds_are_drawn(spec: Spec, data: st.DataObject) -> None:
     applicable = [c.kind for c in examples_or_reject(spec)]
@@ -70,6 +72,7 @@ def test_only_the_wanted_kinds_are_drawn(spec: Spec, data: st.DataObject) -> Non
     assert_rejected(spec, corruption)
 
 
+@pytest.mark.slow
 @given(spec=ANY_SPEC)
 def test_examples_are_fixed_and_one_per_kind(spec: Spec) -> None:
     examples = examples_or_reject(spec)
@@ -149,6 +152,7 @@ def test_examples_cover_every_kind_with_exact_messages() -> None:
         assert_rejected(EVERY_KIND, example)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "path", "message"), EXPECTED, ids=[e[0] for e in EXPECTED])
 @given(data=st.data())
 def test_each_kind_alone(kind: str, path: str, message: str, data: st.DataObject) -> None:

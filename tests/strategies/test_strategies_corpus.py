@@ -161,6 +161,7 @@ def _run_shard(shard: int) -> CorpusRun:
     return result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shard", range(SHARDS), ids=lambda shard: f"shard-{shard}")
 def test_strategies_agree_with_the_oracle_on_the_corpus(shard: int) -> None:
     run = _run_shard(shard)
@@ -189,6 +190,7 @@ def test_the_shards_cover_the_corpus_once() -> None:
     assert set(UNSATISFIABLE) <= set(shards)
 
 
+@pytest.mark.slow
 def test_the_fixed_examples_reach_every_kind_the_corpus_has() -> None:
     kinds: set[str] = set()
     for row in _corpus():

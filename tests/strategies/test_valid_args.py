@@ -93,6 +93,7 @@ def undeclared_keys(spec: Spec, value: Any) -> list[str]:
 # -- generated specs ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(spec=ANY_SPEC, data=st.data())
 def test_every_value_is_accepted(spec: Spec, data: st.DataObject) -> None:
     value = data.draw(strategy_or_reject(spec), label="value")
@@ -100,11 +101,13 @@ def test_every_value_is_accepted(spec: Spec, data: st.DataObject) -> None:
     assert undeclared_keys(spec, value) == []
 
 
+@pytest.mark.slow
 @given(spec=ANY_SPEC, data=st.data())
 def test_every_value_with_extra_keys_is_accepted(spec: Spec, data: st.DataObject) -> None:
     assert_valid(spec, data.draw(strategy_or_reject(spec, extra_keys=True), label="value"))
 
 
+@pytest.mark.slow
 @given(spec=ANY_SPEC)
 def test_fixed_samples_are_accepted(spec: Spec) -> None:
     try:
@@ -181,6 +184,7 @@ def test_values_shrink_to_the_required_keys() -> None:
     assert find(valid_args(SEARCH), lambda v: "limit" in v)["limit"] == 1
 
 
+@pytest.mark.slow
 def test_extra_keys_only_where_asked_and_open() -> None:
     open_ = s.object({"a": s.integer()}, additional_properties=s.boolean())
     spec = s.params({"closed": s.object({}, additional_properties=False), "open": open_})

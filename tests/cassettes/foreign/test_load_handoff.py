@@ -34,6 +34,7 @@ def _fields(item: Interaction) -> list[Any]:
     return [getattr(item, name) for name in item.__dataclass_fields__]
 
 
+@pytest.mark.slow
 def test_every_recorded_file_loads_the_same_screened_or_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

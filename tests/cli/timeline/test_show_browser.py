@@ -128,6 +128,7 @@ def write_page(source: Path, target: Path) -> str:
     return target.read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_script_runs_and_counts_match_the_page(tmp_path: Path) -> None:
     browser = browser_or_skip()
     page = tmp_path / "cassette.html"
@@ -146,6 +147,7 @@ def test_script_runs_and_counts_match_the_page(tmp_path: Path) -> None:
     assert dumped.root["data-violations"] == "0"
 
 
+@pytest.mark.slow
 def test_violations_are_counted_and_marked_in_the_browser(tmp_path: Path) -> None:
     browser = browser_or_skip()
     lines = LOG.read_text("utf-8").splitlines(keepends=True)
@@ -166,6 +168,7 @@ def test_violations_are_counted_and_marked_in_the_browser(tmp_path: Path) -> Non
     assert dumped.classes["has-violation"] >= len({v.seq for v in violations})
 
 
+@pytest.mark.slow
 def test_screenshot_is_written(tmp_path: Path) -> None:
     browser = browser_or_skip()
     page = tmp_path / "cassette.html"

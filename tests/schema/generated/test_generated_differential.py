@@ -222,6 +222,7 @@ def _shards() -> list[tuple[str, int, int]]:
     return shards
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("source", "shard", "shards"),
     [pytest.param(*case, id=f"{case[0]}-{case[1]}") for case in _shards()],
@@ -259,6 +260,7 @@ def test_the_corpus_prefix_matches_the_source_names() -> None:
 # -- generated specs and values ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(specs(max_depth=3), st.data())
 def test_generated_specs_get_the_same_messages(spec: Spec, data: st.DataObject) -> None:
     value = data.draw(json_values(allow_non_finite=True), label="value")
@@ -273,6 +275,7 @@ def test_generated_specs_get_the_same_messages(spec: Spec, data: st.DataObject) 
         assert_same(spec, example.args)
 
 
+@pytest.mark.slow
 @given(specs(max_depth=4, params_root=False), json_values(allow_non_finite=True))
 def test_generated_node_roots_get_the_same_messages(spec: Spec, value: Any) -> None:
     assert_same(spec, value)

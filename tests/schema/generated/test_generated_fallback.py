@@ -167,6 +167,7 @@ def test_static_paths_and_messages_are_constants_in_the_source() -> None:
     assert source.startswith(f"def _bind({', '.join(namespace)}):")
 
 
+@pytest.mark.slow
 def test_a_spec_that_unfolds_too_far_keeps_the_closures() -> None:
     node: Any = s.string(max_length=2)
     for _ in range(40):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -130,6 +131,7 @@ def _check_chunks(chunks: list[Chunk]) -> None:
     assert finishes in ([], [len(chunks) - 1])
 
 
+@pytest.mark.slow
 @given(st.lists(_event(), max_size=12))
 def test_feeding_anything_raises_only_llm_error(events: list[object]) -> None:
     chunks, failure = _read(events, "req")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -97,6 +98,7 @@ def _as_stream(data: st.DataObject, events: list[dict[str, Any]]) -> list[dict[s
     return stream
 
 
+@pytest.mark.slow
 @given(messages, st.data())
 def test_a_body_and_any_stream_of_it_read_alike(
     message: dict[str, Any], data: st.DataObject

@@ -363,6 +363,7 @@ function_tools = st.lists(
 )
 
 
+@pytest.mark.slow
 @given(conversations(), function_tools)
 @example([{"role": "user", "content": ""}], [])
 def test_any_conversation_reads_back_as_written(

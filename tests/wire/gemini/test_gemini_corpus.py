@@ -230,6 +230,7 @@ def test_sequential_streamed_calls_then_text() -> None:
     assert last[-2] == UsageChunk(usage={"inputTokens": 79, "outputTokens": 12})
 
 
+@pytest.mark.slow
 def test_calls_with_ids_from_the_provider_keep_them() -> None:
     path = "pydantic-ai/test_tool_search_eval[google].yaml"
     assert calls_of(_one(path, 0)) == [

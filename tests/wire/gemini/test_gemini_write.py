@@ -382,6 +382,7 @@ _TOOLS = st.lists(
 )
 
 
+@pytest.mark.slow
 @given(messages=_conversations(), tools=_TOOLS, stream=st.booleans())
 def test_generated_conversations_read_back(
     messages: list[dict[str, Any]], tools: list[dict[str, Any]], stream: bool

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from _responses_grammar import check_grammar
 from hypothesis import given
 from hypothesis import strategies as st
@@ -106,6 +107,7 @@ def test_arbitrary_json_events_raise_only_llm_error(events: list[Any]) -> None:
     drive(events)
 
 
+@pytest.mark.slow
 @given(st.lists(EVENTS, max_size=12))
 def test_plausible_event_streams_keep_the_grammar_or_raise_llm_error(events: list[Any]) -> None:
     drive([*events, {"type": "response.completed", "response": {}}])
@@ -145,6 +147,7 @@ def test_read_request_never_raises(body: Any, url: str) -> None:
         assert message["role"] in ("system", "user", "assistant", "tool")
 
 
+@pytest.mark.slow
 @given(
     st.fixed_dictionaries(
         {},

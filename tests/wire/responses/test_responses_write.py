@@ -269,6 +269,7 @@ def tool_lists(draw: st.DrawFn) -> list[dict[str, Any]]:
     return tools
 
 
+@pytest.mark.slow
 @given(conversations(), tool_lists(), st.booleans())
 def test_read_request_gives_back_what_request_body_wrote(
     messages: list[dict[str, Any]], tools: list[dict[str, Any]], stream: bool
