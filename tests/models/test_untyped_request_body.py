@@ -1,6 +1,6 @@
-"""A client built by `OpenAICompatibleModel` sends the body a client passed in sends,
-byte for byte, and its stream gives the same chunks: the model hands the SDK its own
-JSON (``extra_body``) and reads each event as the JSON it carried."""
+"""A client built by `OpenAICompatibleModel` sends the request a client passed in sends
+(method, URL, headers, the body's JSON) and its stream gives the same chunks: the model
+posts its own JSON and reads each event as the JSON it carried."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from openai import AsyncOpenAI
 
 from harness_conformance.events import Chunk
 from harness_conformance.models import ModelRequest, OpenAICompatibleModel, _openai_compat
+from harness_conformance.models._openai_compat import DEFAULT_TIMEOUT
 
 EVENTS: list[dict[str, Any]] = [
     {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "It is "}}]},
@@ -85,9 +86,13 @@ REQUESTS = [
 ]
 
 
-def served(bodies: list[bytes]) -> httpx2.AsyncClient:
+Sent = tuple[str, str, dict[str, str], Any]
+
+
+def served(requests: list[Sent]) -> httpx2.AsyncClient:
     def answer(request: httpx2.Request) -> httpx2.Response:
-        bodies.append(request.content)
+        headers = {k: v for k, v in request.headers.items() if k != "content-length"}
+        requests.append((request.method, str(request.url), headers, json.loads(request.content)))
         return httpx2.Response(
             200, headers={"content-type": "text/event-stream"}, content=STREAM.encode()
         )
@@ -104,18 +109,22 @@ async def chunks(model: OpenAICompatibleModel, request: ModelRequest) -> list[Ch
 def test_a_built_client_sends_and_reads_what_a_given_client_does(
     request_: ModelRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    built: list[bytes] = []
-    given: list[bytes] = []
+    built: list[Sent] = []
+    given: list[Sent] = []
     monkeypatch.setattr(_openai_compat, "_http_client", lambda: served(built))
     own = OpenAICompatibleModel(
         "m", base_url="http://127.0.0.1:9/v1", api_key="k", extra_body={"seed": 7}
     )
     client: Any = AsyncOpenAI(
-        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=served(given), max_retries=0
+        api_key="k",
+        base_url="http://127.0.0.1:9/v1",
+        http_client=served(given),
+        max_retries=0,
+        timeout=DEFAULT_TIMEOUT,
     )
     theirs = OpenAICompatibleModel("m", client=client, extra_body={"seed": 7})
     assert asyncio.run(chunks(own, request_)) == asyncio.run(chunks(theirs, request_))
     assert built == given
-    body = json.loads(built[0])
+    body = built[0][3]
     assert body["messages"] == request_.messages
     assert body["stream_options"]["include_usage"] is True

@@ -24,15 +24,18 @@ loop still gets its own client and connection pool. For the same reason a client
 with the platform an earlier one found (`share_platform`), which the SDK would otherwise
 look up in a worker thread of each new loop.
 
-A client the model built sends the request's own JSON as it is (``extra_body``, the keys
-in the order ``create`` would send them) and reads each event as the JSON it carried
-(the SDK's stream of ``object``): the SDK's typed transform of the messages and its chunk
-models cost a replayed request more than the rest of the call. A client passed in is
-called through ``create``, and its chunk objects are read back as JSON.
+A client the model built posts the request's own JSON as it is (``client.post`` to
+``/chat/completions`` with the bearer-token options ``create`` uses) and reads each event
+as the JSON it carried (the SDK's stream of ``object``): the SDK's typed transform of the
+messages, the streaming-response wrappers it builds for each client and its chunk models
+cost a replayed request more than the rest of the call. The body holds the same keys and
+values ``create`` would send. A client passed in is called through ``create``, and its
+chunk objects are read back as JSON.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -160,18 +163,25 @@ def _wire_dict(item: object) -> object:
     return item
 
 
-def _untyped(arguments: dict[str, Any]) -> dict[str, Any]:
-    """``arguments`` with the messages, stream options and tools moved into
-    ``extra_body``, which the SDK sends as it is. Its typed transform of named parameters
-    walks each message through every member of the message union, about a millisecond
-    per request of a short session, only to return the JSON given. The body keeps its
-    keys in their order: ``messages`` keeps its place, and the stream options and tools
-    follow the named parameters as before."""
-    moved = ("messages", "stream_options", "tools")
-    extra = {key: arguments[key] for key in moved if key in arguments}
-    extra.update(arguments.get("extra_body") or {})
-    named = {key: value for key, value in arguments.items() if key not in moved}
-    return {**named, "messages": [], "extra_body": extra}
+_BEARER_ONLY: dict[str, Any] = {"security": {"bearer_auth": True}}
+"""The request options ``create`` sends a chat-completions call with: the API key as a
+bearer token, and no other credential."""
+
+
+@functools.cache
+def _json_stream() -> Any:
+    """The SDK's stream class whose items are the JSON objects the events carried."""
+    from openai import AsyncStream
+
+    return AsyncStream[object]
+
+
+def _json_body(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body ``create(**arguments)`` sends: the named parameters, then
+    ``extra_body`` over them."""
+    body = {key: value for key, value in arguments.items() if key != "extra_body"}
+    body.update(arguments.get("extra_body") or {})
+    return body
 
 
 class OpenAICompatibleModel(SdkModel):
@@ -247,22 +257,23 @@ class OpenAICompatibleModel(SdkModel):
         return arguments
 
     async def _open_stream(self, client: Any, arguments: dict[str, Any]) -> Any:
-        """The SDK stream of one call. Through a client this model built, each item is
-        the JSON object the event carried (the SDK's stream of ``object``), so no chunk
-        model is built only to be dumped again; a client passed in is called through
-        ``create`` as it is, its chunk objects read back by `_wire_dict`."""
+        """The SDK stream of one call. Through a client this model built, the body is
+        posted as it is (``client.post``, with the options ``create`` gives) and each
+        item is the JSON object its event carried (the SDK's stream of ``object``); a
+        client passed in is called through ``create`` as it is, its chunk objects read
+        back by `_wire_dict`."""
         if self._given_client is not None:
             return await client.chat.completions.create(**arguments)
-        from openai import AsyncStream
-
-        opened = client.chat.completions.with_streaming_response.create(**_untyped(arguments))
-        response = await opened.__aenter__()
+        stream = await client.post(
+            "/chat/completions",
+            body=_json_body(arguments),
+            options=_BEARER_ONLY,
+            cast_to=object,
+            stream=True,
+            stream_cls=_json_stream(),
+        )
         learn_platform(client)
-        try:
-            return await response.parse(to=AsyncStream[object])
-        except BaseException:
-            await response.close()
-            raise
+        return stream
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[Chunk]:
         """Stream one call's chunks; raise `LlmError` for provider failures."""
