@@ -144,9 +144,11 @@ def clear_caches() -> None:
     the canonical request bodies and volatile paths of matching, the JSON encoders of
     the body styles, the tool schemas foreign replays imported, the HTTP libraries
     found missing (`absent_patch_groups`), the bodies scrubbing found clean
-    (`CLEAN_TEXTS`) and the filtered requests and responses cassettes share."""
+    (`CLEAN_TEXTS`), the filtered requests and responses cassettes share and the loads
+    of cassette files they share (`harness_conformance.cassettes._loaded`)."""
     from ._clean_texts import CLEAN_TEXTS
     from ._json_style import clear_encoders
+    from ._loaded import LOADED
     from ._match import clear_match_caches
     from ._patch_groups import forget_absent_patch_groups
     from ._persist import clear_parsed_cassettes
@@ -157,6 +159,7 @@ def clear_caches() -> None:
     CLEAN_TEXTS.clear()
     SHARED_REQUESTS.clear()
     SHARED_RESPONSES.clear()
+    LOADED.clear()
     clear_parsed_cassettes()
     clear_match_caches()
     clear_encoders()

@@ -44,6 +44,7 @@ from ..errors import CassetteError
 from ._advice import REWRITE, UNUSED, VOLATILE, base_url_hint
 from ._decompress import content_encodings, decode_layers
 from ._filter_once import FilterOnce
+from ._loaded import loaded_key, remember_load, restore_load
 from ._shared_filters import SharedResponseFilter
 
 __all__ = [
@@ -416,9 +417,20 @@ class MatchingCassette(Cassette):  # type: ignore[misc]  # vcrpy ships no type i
         super().__init__(*args, **kwargs)
         self.volatile = tuple(volatile)
         self.failures = []
+        self._chain = chain
         self._before_record_request = FilterOnce(self._before_record_request, chain)
         if chain is not None:
             self._before_record_response = SharedResponseFilter(self._before_record_response, chain)
+
+    def _load(self) -> None:
+        # A replaying cassette of a file loaded before under the same chain takes copies
+        # of that load (`harness_conformance.cassettes._loaded`).
+        key = loaded_key(self, self._chain)
+        if key is not None and restore_load(self, key):
+            return
+        super()._load()
+        if key is not None:
+            remember_load(self, key)
 
     def can_play_response_for(self, request: Any) -> bool:
         # vcrpy asks this first; where it would then refuse to record, report the miss.

@@ -176,9 +176,7 @@ class CassettePersister:
     def load_cassette(self, cassette_path: str | os.PathLike[str], serializer: Any) -> Any:
         """``(requests, responses)``, plus vcrpy metadata when the cassette has some."""
         path = Path(cassette_path)
-        remove_stale_temporaries(path.parent)
-        data = path.read_bytes() if path.is_file() else b""
-        self._opened[_key(path)] = data
+        data = self.read(path)
         if not data.strip():
             if self.allow_missing:
                 raise CassetteNotFoundError(f"cassette {path} does not exist yet")
@@ -210,6 +208,20 @@ class CassettePersister:
         loaded = _to_vcr(document, path)  # a document vcrpy cannot take is never cached
         _PARSED.put(key, data, document)
         return loaded
+
+    def read(self, cassette_path: str | os.PathLike[str]) -> bytes:
+        """The bytes of ``cassette_path`` as a load reads them (empty when there is no
+        file), noted as what it held when opened; stale temporary files beside it are
+        removed first."""
+        path = Path(cassette_path)
+        remove_stale_temporaries(path.parent)
+        data = path.read_bytes() if path.is_file() else b""
+        self._opened[_key(path)] = data
+        return data
+
+    def opened(self, cassette_path: str | os.PathLike[str]) -> bytes | None:
+        """What ``cassette_path`` held when it was last loaded or read, if it was."""
+        return self._opened.get(_key(Path(cassette_path)))
 
     def remember(self, cassette_path: str | os.PathLike[str], serializer: Any) -> None:
         """Note what ``cassette_path`` holds now without loading it for vcrpy (a cassette

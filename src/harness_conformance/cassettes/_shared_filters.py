@@ -23,14 +23,13 @@ import copy
 import hmac
 import re
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from vcr.request import HeadersDict, Request  # type: ignore[import-untyped]
 
 from ._decompress import max_body_bytes
+from ._lru import WeightedLRU
 from ._persist import CassettePersister
 
 __all__ = [
@@ -38,6 +37,7 @@ __all__ = [
     "SHARED_RESPONSES",
     "SharedFiltered",
     "SharedResponseFilter",
+    "copied",
     "digest_of",
     "shared",
     "shared_chain",
@@ -72,7 +72,7 @@ def digest_of(chain: bytes, value: Any) -> tuple[bytes, int] | None:
     return hmac.new(_PROCESS_KEY, chain + text, digestmod="sha256").digest(), len(text)
 
 
-def _copied(value: Any) -> Any:
+def copied(value: Any) -> Any:
     """A copy of a filtered request or response that shares nothing mutable with it. A
     vcrpy request with plain bytes is copied field by field (its header mapping keeps
     immutable pairs in ``_store``); anything else is deep-copied."""
@@ -91,44 +91,27 @@ class SharedFiltered:
     about ``budget`` bytes of the data they were filtered from."""
 
     def __init__(self, size: int = 512, budget: int = 16 * 1024 * 1024) -> None:
-        self.size = size
-        self.budget = budget
-        self._entries: OrderedDict[bytes, tuple[Any, int]] = OrderedDict()
-        self._held = 0
-        self._lock = threading.Lock()
+        # Each value is kept in a 1-tuple: a filter may turn a request into None.
+        self._table: WeightedLRU[bytes, tuple[Any]] = WeightedLRU(size, budget)
 
     def get(self, key: bytes) -> tuple[bool, Any]:
         """``(True, a copy of the filtered value kept under key)``, else ``(False, None)``."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return False, None
-            self._entries.move_to_end(key)
-        return True, _copied(entry[0])
+        found = self._table.get(key)
+        if found is None:
+            return False, None
+        return True, copied(found[0])
 
     def put(self, key: bytes, filtered: Any, weight: int) -> None:
         """Keep a copy of ``filtered``, filtered from ``weight`` bytes of data, under
         ``key``; nothing larger than a quarter of the budget is kept."""
-        if weight > self.budget // 4:
-            return
-        kept = copy.deepcopy(filtered)
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._held -= old[1]
-            self._entries[key] = (kept, weight)
-            self._held += weight
-            while self._entries and (len(self._entries) > self.size or self._held > self.budget):
-                _key, (_value, dropped) = self._entries.popitem(last=False)
-                self._held -= dropped
+        if weight <= self._table.budget // 4:
+            self._table.put(key, (copy.deepcopy(filtered),), weight)
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._held = 0
+        self._table.clear()
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._table)
 
 
 SHARED_REQUESTS = SharedFiltered()
