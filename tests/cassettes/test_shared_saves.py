@@ -20,6 +20,7 @@ from vcr.request import Request  # type: ignore[import-untyped]
 from harness_conformance.cassettes import CassettePersister, serializer
 from harness_conformance.cassettes._file_lock import (
     STALE_AFTER,
+    SWEEP_EVERY,
     cassette_lock,
     remove_stale_temporaries,
 )
@@ -150,6 +151,25 @@ def test_stale_temporary_files_are_removed_when_the_folder_is_next_used(tmp_path
     CassettePersister().save_cassette(tmp_path / "shared.yaml", _cassette("ann"), serializer)
     assert not again.exists()
     assert _words(tmp_path / "shared.yaml") == ["ann"]
+
+
+def test_loads_look_at_a_folder_at_most_once_a_sweep_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    old = STALE_AFTER + 60
+    _opened(tmp_path / "shared.yaml")
+    later = _temporary(tmp_path, ".shared.yaml.0123456789abcdef.tmp", old)
+    clock[0] += SWEEP_EVERY / 2
+    _opened(tmp_path / "shared.yaml")
+    assert later.exists()  # looked at half an interval ago: not listed again
+    clock[0] += SWEEP_EVERY / 2
+    _opened(tmp_path / "shared.yaml")
+    assert not later.exists()
+    again = _temporary(tmp_path, ".shared.yaml.0123456789abcdef.tmp", old)
+    CassettePersister().save_cassette(tmp_path / "shared.yaml", _cassette("ann"), serializer)
+    assert not again.exists()  # a save always looks
 
 
 def test_a_temporary_file_of_a_live_writer_stays(tmp_path: Path) -> None:

@@ -144,9 +144,11 @@ def clear_caches() -> None:
     the canonical request bodies and volatile paths of matching, the JSON encoders of
     the body styles, the tool schemas foreign replays imported, the HTTP libraries
     found missing (`absent_patch_groups`), the bodies scrubbing found clean
-    (`CLEAN_TEXTS`), the filtered requests and responses cassettes share and the loads
-    of cassette files they share (`harness_conformance.cassettes._loaded`)."""
+    (`CLEAN_TEXTS`), the filtered requests and responses cassettes share, the loads
+    of cassette files they share (`harness_conformance.cassettes._loaded`) and when
+    each cassette folder was last swept of stale temporary files."""
     from ._clean_texts import CLEAN_TEXTS
+    from ._file_lock import forget_sweeps
     from ._json_style import clear_encoders
     from ._loaded import LOADED
     from ._match import clear_match_caches
@@ -160,6 +162,7 @@ def clear_caches() -> None:
     SHARED_REQUESTS.clear()
     SHARED_RESPONSES.clear()
     LOADED.clear()
+    forget_sweeps()
     clear_parsed_cassettes()
     clear_match_caches()
     clear_encoders()

@@ -10,7 +10,11 @@ released by the operating system.
 An atomic save writes a hidden temporary file (``.<name>.<16 hex digits>.tmp``) beside
 the cassette and renames it over the cassette; a process killed in between leaves the
 temporary file behind. `remove_stale_temporaries` deletes such files once they are
-older than `STALE_AFTER` seconds and no live writer holds their cassette's lock.
+older than `STALE_AFTER` seconds and no live writer holds their cassette's lock. Loads
+call it through `sweep_folder`, which looks at a folder at most once every
+`SWEEP_EVERY` seconds per process: a file turns stale only after `STALE_AFTER`, so
+looking more often finds nothing sooner that matters, and a replayed suite would
+otherwise list its cassette folder once per test.
 """
 
 from __future__ import annotations
@@ -26,10 +30,25 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-__all__ = ["STALE_AFTER", "cassette_lock", "lock_path", "remove_stale_temporaries"]
+__all__ = [
+    "STALE_AFTER",
+    "SWEEP_EVERY",
+    "cassette_lock",
+    "forget_sweeps",
+    "lock_path",
+    "remove_stale_temporaries",
+    "sweep_folder",
+]
 
 STALE_AFTER = 15 * 60
 """Seconds after which an unlocked temporary file beside a cassette counts as stale."""
+
+SWEEP_EVERY = 60.0
+"""Seconds between two looks of `sweep_folder` at one folder."""
+
+_SWEPT: dict[str, float] = {}
+"""When (``time.monotonic``) `sweep_folder` last looked at each folder."""
+_SWEPT_MAX = 4096
 
 _TEMPORARY = re.compile(r"\.(?P<name>.+)\.[0-9a-f]{16}\.tmp")
 
@@ -104,3 +123,22 @@ def remove_stale_temporaries(
             continue
         removed.append(Path(entry.path))
     return removed
+
+
+def sweep_folder(folder: str | os.PathLike[str]) -> None:
+    """`remove_stale_temporaries` of ``folder``, unless this process looked at it less
+    than `SWEEP_EVERY` seconds ago."""
+    key = os.fspath(folder)
+    now = time.monotonic()
+    last = _SWEPT.get(key)
+    if last is not None and now - last < SWEEP_EVERY:
+        return
+    if len(_SWEPT) >= _SWEPT_MAX:
+        _SWEPT.clear()
+    _SWEPT[key] = now
+    remove_stale_temporaries(folder)
+
+
+def forget_sweeps() -> None:
+    """Forget when `sweep_folder` looked at each folder (the next call looks again)."""
+    _SWEPT.clear()

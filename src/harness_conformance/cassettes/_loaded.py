@@ -82,7 +82,8 @@ def loaded_key(cassette: Any, chain: Any) -> tuple[Any, ...] | None:
         return None
     if not all(hasattr(cassette, name) for name in _STATE):
         return None
-    path = os.path.normcase(os.path.realpath(cassette._path))
+    # The key only sorts loads: one is restored only for the very bytes it was made of.
+    path = os.path.normcase(os.path.abspath(cassette._path))
     serializer = cassette._serializer
     return (path, id(serializer), getattr(serializer, "__name__", ""), chain())
 

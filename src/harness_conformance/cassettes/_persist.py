@@ -20,8 +20,9 @@ save never drops what another process saved meanwhile: the persister remembers t
 interactions a cassette held when it was opened, and when the file on disk has changed
 since, the interactions other writers added are kept after this writer's own. A file
 changed meanwhile into something unreadable is not overwritten: ``CASSETTE_CORRUPT``
-names it, and nothing is written. Loading and saving also delete stale temporary files
-left beside the cassettes by a save that was killed (`remove_stale_temporaries`).
+names it, and nothing is written. Saving, and loading at most once a minute per folder,
+also delete stale temporary files left beside the cassettes by a save that was killed
+(`remove_stale_temporaries`, `sweep_folder`).
 
 `configure_vcr` sets a ``vcr.VCR`` up so that every cassette it writes goes through all
 of this, whatever else the caller configured; `make_vcr` builds one.
@@ -51,7 +52,7 @@ from vcr.serializers import (  # type: ignore[import-untyped]
 from ..errors import CassetteError
 from ..parsing import load_yaml, parse_json
 from . import _format
-from ._file_lock import cassette_lock, remove_stale_temporaries
+from ._file_lock import cassette_lock, remove_stale_temporaries, sweep_folder
 from ._secrets import SECRET_HEADERS, Scrubber, Secret, refuse_secrets
 from ._unpatch import unpatching_use_cassette
 
@@ -212,9 +213,9 @@ class CassettePersister:
     def read(self, cassette_path: str | os.PathLike[str]) -> bytes:
         """The bytes of ``cassette_path`` as a load reads them (empty when there is no
         file), noted as what it held when opened; stale temporary files beside it are
-        removed first."""
+        removed first (`sweep_folder`)."""
         path = Path(cassette_path)
-        remove_stale_temporaries(path.parent)
+        sweep_folder(path.parent)
         data = path.read_bytes() if path.is_file() else b""
         self._opened[_key(path)] = data
         return data
@@ -227,7 +228,7 @@ class CassettePersister:
         """Note what ``cassette_path`` holds now without loading it for vcrpy (a cassette
         recorded from scratch), so that a later save keeps what others add meanwhile."""
         path = Path(cassette_path)
-        remove_stale_temporaries(path.parent)
+        sweep_folder(path.parent)
         self._opened[_key(path)] = path.read_bytes() if path.is_file() else b""
 
     def save_cassette(

@@ -75,7 +75,12 @@ class ChildReports:
 
     def collect(self) -> list[Path]:
         """Read the report folder (each child's file, by pid); returns the files read."""
-        found = sorted(self.folder.glob("*.jsonl"))
+        try:
+            with os.scandir(self.folder) as entries:
+                names = sorted(entry.name for entry in entries if entry.name.endswith(".jsonl"))
+        except FileNotFoundError:
+            return []
+        found = [self.folder / name for name in names]
         for path in found:
             for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
                 try:
