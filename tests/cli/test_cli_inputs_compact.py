@@ -3,6 +3,7 @@ sort, and small enough to hold for tens of thousands of files."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,55 @@ def test_a_file_reached_twice_is_listed_once(tmp_path: Path) -> None:
         [str(tmp_path / "d"), str(tmp_path / "d" / "a.yaml")], [".yaml"], what="c", plural_what="cs"
     )
     assert [f.path.name for f in found] == ["a.yaml"]
+
+
+def _reference(root: Path) -> list[tuple[str, str | None]]:
+    """The listing rule spelled with pathlib: entries ending in .yaml that do not lead
+    to a directory, links to directories not searched, a file reached twice once."""
+    seen: set[str] = set()
+    listed: list[tuple[str, str | None]] = []
+    for path in sorted(root.rglob("*"), key=lambda p: p.relative_to(root).parts):
+        if not path.name.lower().endswith(".yaml") or path.is_dir():
+            continue
+        if any(parent.is_symlink() for parent in path.relative_to(root).parents if parent.parts):
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            continue
+        seen.add(key)
+        problem = None if path.is_file() else "problem"
+        listed.append(("/".join(path.relative_to(root).parts), problem))
+    return listed
+
+
+def test_the_listing_follows_the_rule_over_links_folders_and_odd_names(tmp_path: Path) -> None:
+    _touch(tmp_path, "a.yaml", "B.YAML", ".hidden.yaml", "x/y/z.yaml", "x/notes.txt")
+    (tmp_path / "folder.yaml").mkdir()
+    _touch(tmp_path / "folder.yaml", "inner.yaml")
+    (tmp_path / "outside").mkdir()
+    _touch(tmp_path / "outside", "far.yaml")
+    (tmp_path / "x" / "linked").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (tmp_path / "x" / "dir-link.yaml").symlink_to(tmp_path / "outside", target_is_directory=True)
+    (tmp_path / "x" / "again.yaml").symlink_to(tmp_path / "a.yaml")
+    (tmp_path / "x" / "far.yaml").symlink_to(tmp_path / "outside" / "far.yaml")
+    (tmp_path / "x" / "nowhere.yaml").symlink_to(tmp_path / "missing.yaml")
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "x" / "pipe.yaml")
+    found = find_inputs([str(tmp_path / "x"), str(tmp_path)], [".yaml"], what="c", plural_what="cs")
+    listed = [(f.name, None if f.problem is None else "problem") for f in found]
+    below_x = [(str(Path(str(tmp_path / "x"), name)), p) for name, p in _reference(tmp_path / "x")]
+    seen = {os.path.realpath(tmp_path / "x" / name) for name, _ in _reference(tmp_path / "x")}
+    rest = [
+        (str(Path(str(tmp_path), name)), p)
+        for name, p in _reference(tmp_path)
+        if os.path.realpath(tmp_path / name) not in seen
+    ]
+    assert listed == below_x + rest
+    names = {f.path.name for f in found}
+    assert {"again.yaml", "far.yaml", "nowhere.yaml", "z.yaml", "inner.yaml"} <= names
+    assert "a.yaml" not in names  # reached first as x/again.yaml
+    assert "dir-link.yaml" not in names
+    assert not any("linked" in f.name for f in found)
 
 
 _MEASURE = """

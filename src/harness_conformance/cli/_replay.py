@@ -37,7 +37,7 @@ from ._output import Progress, UsageError, plural, render_table
 from ._report import (
     check_report_path,
     find_inputs,
-    same_file,
+    leads_to,
     without_report,
 )
 from ._shard import assign, parse_shard, read_durations, store_durations
@@ -320,7 +320,8 @@ def _run(args: argparse.Namespace) -> int:
     stored = check_report_path(args.store_durations)
     for durations_file in (args.durations, stored):  # never a cassette, when in a folder
         if durations_file is not None and Path(durations_file).exists():
-            files = [file for file in files if not same_file(file.path, Path(durations_file))]
+            is_durations = leads_to(Path(durations_file))
+            files = [file for file in files if not is_durations(file.location)]
     shard_head: dict[str, Any] = {}
     if args.shard is not None:
         shard = parse_shard(args.shard)

@@ -14,7 +14,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ __all__ = [
     "InputFile",
     "check_report_path",
     "find_inputs",
+    "leads_to",
     "real_path",
     "refuse_input",
     "same_file",
@@ -68,6 +69,13 @@ class InputFile:
         if self._key is None:
             return Path(self._where)
         return Path(self._where, *self._key.split("\0"))
+
+    @property
+    def location(self) -> str:
+        """The file's path as text (cheaper to make than `path`)."""
+        if self._key is None:
+            return self._where
+        return os.path.join(self._where, *self._key.split("\0"))
 
     @property
     def name(self) -> str:
@@ -141,13 +149,8 @@ def find_inputs(
     for argument in arguments:
         root = Path(argument)
         if root.is_dir():
-            # Each file as its parts below the directory joined by NUL, which sorts
-            # before every character a name can hold, so the text sorts as the parts do.
-            keys = sorted(
-                "\0".join(p.relative_to(root).parts)
-                for p in root.rglob("*")
-                if p.name.lower().endswith(endings) and not p.is_dir()
-            )
+            odd: set[str] = set()
+            keys = sorted(_below(str(root), endings, odd))
             if not keys:
                 patterns = ", ".join(f"*{suffix}" for suffix in endings)
                 raise UsageError(
@@ -155,25 +158,88 @@ def find_inputs(
                     f"give a {what} file or a directory that contains some"
                 )
             shown = argument if name_folders else None
-            entries: Iterator[InputFile] = (InputFile.below(str(root), key, shown) for key in keys)
+            folders = _RealFolders(str(root))
+            for key in keys:
+                entry = InputFile.below(str(root), key, shown)
+                if key in odd:
+                    _add(entry, found, seen)
+                    continue
+                # A regular file that is not a link is where its folder really is.
+                folder, _, name = key.rpartition("\0")
+                real = os.path.join(folders.real(folder), name)
+                if real not in seen:
+                    seen.add(real)
+                    found.append(entry)
         elif root.exists() or root.is_symlink():
             problem = _not_regular(root)
             if problem is not None:
                 raise UsageError(problem)
-            entries = iter([InputFile(root, argument)])
+            _add(InputFile(root, argument), found, seen)
         else:
             raise UsageError(
                 f"{root} does not exist: check the path, or give a {what} file "
                 f"or a directory of {plural_what}"
             )
-        for entry in entries:
-            path = entry.path
-            key = os.path.realpath(path)
-            if key not in seen:
-                seen.add(key)
-                entry.problem = _not_regular(path)
-                found.append(entry)
     return found
+
+
+def _add(entry: InputFile, found: list[InputFile], seen: set[str]) -> None:
+    """Append ``entry`` unless the file it leads to is in ``seen``, with its problem."""
+    path = entry.path
+    key = os.path.realpath(path)
+    if key not in seen:
+        seen.add(key)
+        entry.problem = _not_regular(path)
+        found.append(entry)
+
+
+def _below(root: str, endings: tuple[str, ...], odd: set[str]) -> Iterator[str]:
+    """Each entry under ``root`` whose name ends with one of ``endings`` and that does not
+    lead to a directory, as its parts below ``root`` joined by NUL (which sorts before
+    every character a name can hold, so the text sorts as the parts do). Directories are
+    searched recursively, except those reached through a symbolic link and those that
+    cannot be read; the entries that are not plain regular files (links, pipes) are also
+    added to ``odd``. The folder's listing gives each entry's kind, so a plain file costs
+    no system call."""
+    pending: list[tuple[str, str]] = [(root, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for item in entries:
+            try:
+                leads_to_folder = item.is_dir()
+            except OSError:
+                leads_to_folder = False
+            key = prefix + item.name
+            link = item.is_symlink()
+            if leads_to_folder and not link:
+                pending.append((item.path, key + "\0"))
+            if leads_to_folder or not item.name.lower().endswith(endings):
+                continue
+            if link or not item.is_file(follow_symlinks=False):
+                odd.add(key)
+            yield key
+
+
+class _RealFolders:
+    """The real paths of the folders below ``root``, each resolved once."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._known: dict[str, str] = {}
+
+    def real(self, key: str) -> str:
+        """Where the folder at the NUL-joined parts ``key`` below the root really is."""
+        found = self._known.get(key)
+        if found is None:
+            parts = key.split("\0") if key else []
+            found = os.path.realpath(os.path.join(self.root, *parts))
+            self._known[key] = found
+        return found
 
 
 _SHOWN_CAUSE = 200
@@ -236,6 +302,27 @@ def same_file(one: Path, other: Path) -> bool:
         return False
 
 
+def leads_to(target: Path) -> Callable[[str | os.PathLike[str]], bool]:
+    """A test of whether a path leads to ``target``, as `same_file` judges it, that costs
+    one ``stat`` per path when ``target`` exists (a file reached through links or under
+    another name is that file)."""
+    try:
+        status = os.stat(target)
+    except OSError:
+        real = real_path(target)
+        return lambda path: real_path(Path(path)) == real
+    identity = (status.st_dev, status.st_ino)
+
+    def test(path: str | os.PathLike[str]) -> bool:
+        try:
+            other = os.stat(path)
+        except OSError:
+            return False
+        return (other.st_dev, other.st_ino) == identity
+
+    return test
+
+
 def refuse_input(output: Path, option: str, inputs: Iterable[str | os.PathLike[str]]) -> None:
     """Raise `UsageError` when ``output``, the path given to ``option``, is one of the
     command's ``inputs`` (symbolic links followed, hard links seen): no command writes
@@ -271,9 +358,10 @@ def without_report(
     if report is None or not report.exists():
         return files
     refuse_input(report, "--json", (a for a in arguments if Path(a).is_file()))
+    is_report = leads_to(report)
     kept: list[InputFile] = []
     for file in files:
-        if not same_file(file.path, report):
+        if not is_report(file.location):
             kept.append(file)
         elif not _is_report(report):
             refuse_input(report, "--json", [file.path])

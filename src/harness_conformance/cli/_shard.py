@@ -49,7 +49,7 @@ def store_durations(path: Path, measured: Mapping[str, float]) -> None:
 
 def _size(file: InputFile) -> float:
     try:
-        return float(os.stat(file.path).st_size)
+        return float(os.stat(file.location).st_size)
     except OSError:
         return 0.0
 
