@@ -561,28 +561,65 @@ def _proxy(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
     return [], rows, {"notes": _proxy_notes(data)}
 
 
-def _shards_why(measured: dict[str, Any]) -> dict[str, str]:
-    """The CPU each shard beyond the first added in this run, for a missed bound."""
+def _shard_runs(measured: dict[str, Any]) -> list[tuple[str, str, dict[str, Any], int]]:
+    """``(count, label, run, cassettes)`` of every run, in the order they ran."""
     counts = measured["counts"]
-    one = sum(run["cpu_seconds"] for run in counts["1"]["runs"])
+    whole = counts["1"]
+    order = [("1", whole, 0)] + [(c, r, None) for c, r in counts.items() if c != "1"]
+    order.append(("1", whole, 1))
+    runs = []
+    for count, row, only in order:
+        sizes = row.get("cassettes", [measured["cassettes"]] * len(row["runs"]))
+        for index, (run, size) in enumerate(zip(row["runs"], sizes, strict=True), start=1):
+            if only is not None and index - 1 != only:
+                continue
+            label = f"{index}/{count}" if count != "1" else ("1/1 (a)", "1/1 (b)")[index - 1]
+            runs.append((count, label, run, size))
+    return runs
+
+
+def _shards_why(measured: dict[str, Any]) -> dict[str, str]:
+    """The CPU of the whole runs, what each shard beyond the first added, and the CPU per
+    cassette of every run, for a missed bound."""
+    counts = measured["counts"]
+    whole = [run["cpu_seconds"] for run in counts["1"]["runs"]]
+    one = counts["1"].get("baseline_cpu_seconds", sum(whole) / len(whole))
     extra = {
         count: (sum(run["cpu_seconds"] for run in row["runs"]) - one) / (int(count) - 1)
         for count, row in counts.items()
         if count != "1"
     }
+    per = [
+        (label, f"{run['cpu_seconds'] / size * 1000:.2f}")
+        for _count, label, run, size in _shard_runs(measured)
+    ]
     figures = {
         "one": f"{one:.1f}",
+        "before": f"{whole[0]:.1f}",
+        "after": f"{whole[-1]:.1f}",
         "each": ", ".join(f"{seconds:.2f} s ({count} shards)" for count, seconds in extra.items()),
         "each_zh": ZH["shards_extra_sep"].join(
             ZH["shards_extra_each"].format(seconds=f"{seconds:.2f}", count=count)
             for count, seconds in extra.items()
         ),
+        "per": ", ".join(f"{ms} ms ({label})" for label, ms in per),
+        "per_zh": ZH["shards_extra_sep"].join(
+            ZH["shards_per_each"].format(ms=ms, run=label) for label, ms in per
+        ),
     }
     return {
         "en": (
-            "In this run one run took {one} s of CPU, and each shard beyond the first added {each}."
+            "In this run the whole set took {one} s of CPU (the mean of {before} s before the "
+            "shards and {after} s after), and each shard beyond the first added {each}; per "
+            "cassette, the runs took {per}."
         ).format(**figures),
-        "zh": ZH["shards_extra"].format(one=figures["one"], each=figures["each_zh"]),
+        "zh": ZH["shards_extra"].format(
+            one=figures["one"],
+            before=figures["before"],
+            after=figures["after"],
+            each=figures["each_zh"],
+            per=figures["per_zh"],
+        ),
     }
 
 
@@ -625,20 +662,17 @@ def _shards(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
             plotted=False,
         ),
     ]
-    rows = []
-    for count, row in measured["counts"].items():
-        sizes = row.get("cassettes", [measured["cassettes"]])
-        for index, (run, size) in enumerate(zip(row["runs"], sizes, strict=True), start=1):
-            rows.append(
-                [
-                    count,
-                    f"{index}/{count}",
-                    f"{size:,}",
-                    f"{run['seconds']:.1f}",
-                    f"{run['cpu_seconds']:.1f}",
-                    f"{run['max_rss_mib']:.1f}",
-                ]
-            )
+    rows = [
+        [
+            count,
+            label,
+            f"{size:,}",
+            f"{run['seconds']:.1f}",
+            f"{run['cpu_seconds']:.1f}",
+            f"{run['max_rss_mib']:.1f}",
+        ]
+        for count, label, run, size in _shard_runs(measured)
+    ]
     checks = [
         [
             count,

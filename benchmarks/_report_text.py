@@ -85,13 +85,16 @@ _TEXT: dict[str, dict[str, Any]] = {
             ),
             "shards": (
                 "Sharded replay",
-                "Copies of the recorded corpus replayed by `harness-conformance replay` once "
-                "whole and once per shard of 2 and of 4 (`--shard K/N`), each run alone in a "
-                "process of its own; CPU is the user and system time of the run's process "
-                "tree, peak RSS its largest process. Per count of shards the second table "
-                "checks that the shards together hold every cassette once, that `merge` of "
-                "their reports equals the whole run's report, and sets their CPU and memory "
-                "beside the whole run's.",
+                "Copies of the recorded corpus replayed by `harness-conformance replay` "
+                "whole (1/1 (a)), then once per shard of 2 and of 4 (`--shard K/N`), then "
+                "whole again (1/1 (b)), "
+                "each run alone in a process of its own; CPU is the user and system time of "
+                "the run's process tree, peak RSS its largest process. Per count of shards "
+                "the second table checks that the shards together hold every cassette once, "
+                "that `merge` of their reports equals the whole run's report, and sets their "
+                "CPU and memory beside the whole run's, whose CPU is the mean of the two "
+                "whole runs (taken on both sides of the shards, so that the machine's drift "
+                "over the half hour moves the baseline too).",
             ),
             "replay_test_cost": (
                 "A replayed test in a downstream suite",
@@ -262,11 +265,14 @@ _TEXT: dict[str, dict[str, Any]] = {
             ),
             "shards": (
                 "分片回放",
-                "录像语料的副本由 `harness-conformance replay` 完整回放一次，再按 2 个和 4 个"
-                "分片（`--shard K/N`）逐片回放，每次运行单独占用一个独立进程；CPU 是该次运行"
-                "进程树的用户态与内核态时间，峰值 RSS 取其中最大进程的值。第二张表按分片数"
-                "检查：各分片合起来恰好包含每个录像一次，`merge` 合并各分片报告后与完整运行的"
-                "报告相同，并把各分片的 CPU 与内存同完整运行相比。",
+                "录像语料的副本由 `harness-conformance replay` 先完整回放一次（1/1 (a)），再按 2 个"
+                "和 4 个分片（`--shard K/N`）逐片回放，最后再完整回放一次（1/1 (b)），每次运行"
+                "单独占用一个独立"
+                "进程；CPU 是该次运行进程树的用户态与内核态时间，峰值 RSS 取其中最大进程的值。"
+                "第二张表按分片数检查：各分片合起来恰好包含每个录像一次，`merge` 合并各分片"
+                "报告后与完整运行的报告相同，并把各分片的 CPU 与内存同完整运行相比；完整运行的"
+                "CPU 取两次完整运行的平均值（两次分别在分片运行之前和之后，这样机器在这半小时"
+                "内的快慢漂移也会反映在基准上）。",
             ),
             "replay_test_cost": (
                 "下游套件中的一个回放测试",
@@ -419,8 +425,10 @@ ZH: dict[str, str] = {
         "{empty_call} 和 {empty_teardown} 毫秒。"
     ),
     "shards_extra": (
-        "本次运行中，单次运行耗用 {one} 秒 CPU，第一个分片之外每多一个分片增加 {each}。"
+        "本次运行中，完整运行耗用 {one} 秒 CPU（前后两次为 {before} 秒和 {after} 秒），"
+        "第一个分片之外每多一个分片增加 {each}；每个录像的 CPU：{per}。"
     ),
+    "shards_per_each": "{ms} 毫秒（{run}）",
     "shards_extra_each": "{seconds} 秒（{count} 个分片）",
     "shards_extra_sep": "，",
     "shards_peak": "分片：单个分片的峰值 RSS 与单次运行之比，取两个方向中较大者（内存保持平稳）",

@@ -8,7 +8,7 @@ plus ``docs/benchmarks.png``, a bar plot of each measured speed ratio beside its
 (proxy.py has no target: its table stands alone). The outputs are written to temporary
 files and renamed into place.
 
-    python benchmarks/report.py            # full runs, about 65 minutes on 2 cores
+    python benchmarks/report.py            # full runs, 30 to 80 minutes on 2 cores
     python benchmarks/report.py --quick    # the quick modes, about 8 minutes
     python benchmarks/report.py --reuse DIR   # render the JSON files already in DIR
 

@@ -16,7 +16,12 @@ shares the machine with another. Then, for each N:
 * CPU: the CPU time of the N shards added up, against the single run's (the work
   splits and does not grow when the sum is within `CPU_TARGET` of it).
 
-    python benchmarks/shards.py            # 100,000 cassettes, about 35 minutes on 2 cores
+The whole set is replayed once more after the last shard, and the single run's CPU is
+the mean of the two whole runs, so that a machine that speeds up or slows down over the
+half hour of shard runs moves the baseline with it; the second whole run's report must
+equal the first's.
+
+    python benchmarks/shards.py            # 100,000 cassettes, 20 to 50 minutes on 2 cores
     python benchmarks/shards.py --quick    # 2,000 cassettes, about a minute
 """
 
@@ -95,7 +100,7 @@ def measure(folder: Path, scratch: Path) -> dict[str, Any]:
     single_report = scratch / "single.json"
     single = _run(folder, single_report, log)
     every = _names(single_report)
-    rows: dict[str, Any] = {"1": {"runs": [single]}}
+    rows: dict[str, Any] = {}
     for count in COUNTS:
         reports = [scratch / f"shard-{index}-of-{count}.json" for index in range(1, count + 1)]
         runs = [
@@ -115,13 +120,29 @@ def measure(folder: Path, scratch: Path) -> dict[str, Any]:
             "missing": len(set(every) - set(names)),
             "twice": len(names) - len(set(names)),
             "merged_equal": same and status == single["returncode"],
-            "cpu_ratio": sum(run["cpu_seconds"] for run in runs) / single["cpu_seconds"],
+            "cpu_seconds": sum(run["cpu_seconds"] for run in runs),
             "peak_ratio": max(
                 max(peaks) / single["max_rss_mib"], single["max_rss_mib"] / min(peaks)
             ),
             "wall_of_longest_s": max(run["seconds"] for run in runs),
         }
-    return {"cassettes": len(every), "counts": rows}
+    # The whole set again after the shards: the machine's drift over the shard runs
+    # falls out of a baseline taken on both sides of them.
+    again_report = scratch / "single-again.json"
+    again = _run(folder, again_report, log)
+    baseline = (single["cpu_seconds"] + again["cpu_seconds"]) / 2
+    for row in rows.values():
+        row["cpu_ratio"] = row["cpu_seconds"] / baseline
+    same_again = json.loads(again_report.read_text(encoding="utf-8")) == json.loads(
+        single_report.read_text(encoding="utf-8")
+    )
+    whole = {
+        "runs": [single, again],
+        "cassettes": [len(every), len(_names(again_report))],
+        "baseline_cpu_seconds": baseline,
+        "repeat_equal": same_again,
+    }
+    return {"cassettes": len(every), "counts": {"1": whole, **rows}}
 
 
 def summarise(measured: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +150,8 @@ def summarise(measured: dict[str, Any]) -> dict[str, Any]:
     return {
         "cassettes": measured["cassettes"],
         "covered": all(row["missing"] == 0 and row["twice"] == 0 for row in counts.values()),
-        "merged_equal": all(row["merged_equal"] for row in counts.values()),
+        "merged_equal": all(row["merged_equal"] for row in counts.values())
+        and measured["counts"]["1"]["repeat_equal"],
         "cpu_ratio": max(row["cpu_ratio"] for row in counts.values()),
         "peak_ratio": max(row["peak_ratio"] for row in counts.values()),
         "cpu_target": CPU_TARGET,
@@ -150,6 +172,12 @@ def render(report: dict[str, Any]) -> str:
                 f"{count:>6} {index:>6} {size:>10,} {run['seconds']:>8.1f} "
                 f"{run['cpu_seconds']:>8.1f} {run['max_rss_mib']:>9.1f}"
             )
+    whole = measured["counts"]["1"]
+    lines.append(
+        f"one run's CPU: {whole['baseline_cpu_seconds']:.1f} s, the mean of the whole runs "
+        "before and after the shards (the second's report "
+        f"{'equal to' if whole['repeat_equal'] else 'DIFFERENT from'} the first's)"
+    )
     for count, row in measured["counts"].items():
         if count == "1":
             continue
