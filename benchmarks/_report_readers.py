@@ -562,19 +562,16 @@ def _proxy(data: dict[str, Any]) -> tuple[list[Target], list[list[str]], Any]:
 
 
 def _shard_runs(measured: dict[str, Any]) -> list[tuple[str, str, dict[str, Any], int]]:
-    """``(count, label, run, cassettes)`` of every run, in the order they ran."""
-    counts = measured["counts"]
-    whole = counts["1"]
-    order = [("1", whole, 0)] + [(c, r, None) for c, r in counts.items() if c != "1"]
-    order.append(("1", whole, 1))
-    runs = []
-    for count, row, only in order:
-        sizes = row.get("cassettes", [measured["cassettes"]] * len(row["runs"]))
-        for index, (run, size) in enumerate(zip(row["runs"], sizes, strict=True), start=1):
-            if only is not None and index - 1 != only:
-                continue
-            label = f"{index}/{count}" if count != "1" else ("1/1 (a)", "1/1 (b)")[index - 1]
-            runs.append((count, label, run, size))
+    """``(count, label, run, cassettes)`` of every run, in the order they ran: the whole
+    set, the shards, and the whole set again when it was run twice."""
+    counts, total = measured["counts"], measured["cassettes"]
+    whole = counts["1"]["runs"]
+    runs = [("1", "1/1 (a)", whole[0], total)]
+    for count, row in counts.items():
+        if count != "1":
+            for index, (run, size) in enumerate(zip(row["runs"], row["cassettes"], strict=True)):
+                runs.append((count, f"{index + 1}/{count}", run, size))
+    runs += [("1", "1/1 (b)", again, total) for again in whole[1:]]
     return runs
 
 

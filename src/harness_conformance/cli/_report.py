@@ -66,9 +66,7 @@ class InputFile:
     @property
     def path(self) -> Path:
         """The file."""
-        if self._key is None:
-            return Path(self._where)
-        return Path(self._where, *self._key.split("\0"))
+        return Path(self.location)
 
     @property
     def location(self) -> str:
